@@ -1,0 +1,48 @@
+# QUIC in the Linux kernel: top-level build and test entry points.
+#
+#   make demo     boot the guest, load quic.ko and show it working
+#   make check    everything: host tests, then all in-VM tests in one boot
+#   make unit     host unit tests of the wire layer only
+#   make fuzz     libFuzzer targets, short bounded runs (FUZZ_RUNS=...)
+#   make module   build net/quic/quic.ko (KVER=... or KDIR=... to choose)
+#
+# make check and make demo install what is missing first (tests/vm/deps).
+
+KVER ?= $(shell tests/vm/kver 2>/dev/null)
+KDIR ?= /lib/modules/$(KVER)/build
+
+all: module userspace
+
+deps:
+	@tests/vm/deps
+
+module:
+	@test -d "$(KDIR)" || { echo "no kernel headers at '$(KDIR)': run tests/vm/deps" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/net/quic W=1 modules
+
+# Everything built on the host that the guest runs.
+userspace:
+	$(MAKE) -C tests/selftests
+	@if [ -f libquic/Makefile ]; then $(MAKE) -C libquic; fi
+
+unit:
+	$(MAKE) -C tests/unit check
+
+fuzz:
+	$(MAKE) -C tests/unit fuzz
+
+check: deps
+	@tests/check
+
+demo: deps
+	@$(MAKE) -s module
+	tests/vm/run -- tests/demo.sh
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/net/quic clean 2>/dev/null || true
+	$(MAKE) -C tests/selftests clean
+	@if [ -f tests/unit/Makefile ]; then $(MAKE) -C tests/unit clean; fi
+	@if [ -f libquic/Makefile ]; then $(MAKE) -C libquic clean; fi
+	rm -rf build
+
+.PHONY: all deps module userspace unit fuzz check demo clean

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * UDP tunnel sockets: QUIC runs over kernel UDP sockets, one per local
+ * address and port, shared (by reference) by a listener and the
+ * connections it accepts.
+ */
+
+#ifndef _NET_QUIC_UDP_H
+#define _NET_QUIC_UDP_H
+
+#include <linux/refcount.h>
+#include <linux/types.h>
+
+#include "socket.h"
+
+struct quic_udp_sock {
+	struct hlist_node	node;	/* in quic_udp_table, under its mutex */
+	refcount_t		refcnt;
+	struct net		*net;
+	struct socket		*sock;
+	union quic_addr		addr;	/* the bound address, port filled in */
+	struct rcu_head		rcu;	/* encap_rcv may still see us in RCU */
+};
+
+struct quic_udp_sock *quic_udp_sock_create(struct net *net,
+					   const union quic_addr *addr,
+					   bool v6only);
+void quic_udp_sock_put(struct quic_udp_sock *us);
+
+#endif /* _NET_QUIC_UDP_H */
