@@ -23,7 +23,8 @@ module:
 # Everything built on the host that the guest runs.
 userspace:
 	$(MAKE) -C tests/selftests
-	@if [ -f libquic/Makefile ]; then $(MAKE) -C libquic; fi
+	$(MAKE) -C libquic
+	$(MAKE) -C tools/quic-hq
 
 unit:
 	$(MAKE) -C tests/unit check
@@ -42,7 +43,8 @@ clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/net/quic clean 2>/dev/null || true
 	$(MAKE) -C tests/selftests clean
 	@if [ -f tests/unit/Makefile ]; then $(MAKE) -C tests/unit clean; fi
-	@if [ -f libquic/Makefile ]; then $(MAKE) -C libquic clean; fi
+	$(MAKE) -C libquic clean
+	$(MAKE) -C tools/quic-hq clean
 	rm -rf build
 
 .PHONY: all deps module userspace unit fuzz check demo clean

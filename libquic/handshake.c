@@ -1,0 +1,1050 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The TLS 1.3 handshake of a QUIC socket, run by GnuTLS in userspace.
+ *
+ * THE KERNEL CONTRACT (quic.ko implements exactly this; README.md repeats it)
+ *
+ * Handshake bytes.  Outgoing TLS handshake messages are written with
+ *	sendmsg(fd, msg, MSG_DONTWAIT | MSG_NOSIGNAL)
+ * carrying one cmsg (SOL_QUIC, QUIC_HANDSHAKE_INFO, struct quic_handshake_info
+ * {crypto_level}); the bytes go into the CRYPTO stream of that level.
+ * Several whole messages of one level may come in one call.  The kernel
+ * takes all bytes or fails; a short count is retried with the rest.
+ * Incoming handshake bytes are read with recvmsg(fd, msg, MSG_DONTWAIT)
+ * after poll(POLLIN): each call returns in-order bytes of ONE level's
+ * CRYPTO stream (at most the buffer size, 64 KiB; the rest stays queued)
+ * with the same cmsg telling the level.  recvmsg() returning 0 without the
+ * cmsg means the connection is gone; a failing recvmsg() (e.g. the peer
+ * sent CONNECTION_CLOSE) ends the handshake with that errno.  In-band
+ * events (MSG_QUIC_NOTIFICATION) met during the handshake are skipped.
+ * Levels: QUIC_CRYPTO_INITIAL, QUIC_CRYPTO_HANDSHAKE, QUIC_CRYPTO_EARLY and
+ * QUIC_CRYPTO_APP (post-handshake messages: the server's NewSessionTicket).
+ *
+ * Secrets.  setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_CRYPTO_SECRET,
+ * struct quic_crypto_secret {send, level, type, secret}) with type
+ * TLS_CIPHER_AES_GCM_128 (51), TLS_CIPHER_AES_GCM_256 (52) or
+ * TLS_CIPHER_CHACHA20_POLY1305 (54) (TLS_CIPHER_AES_CCM_128 (53) only if a
+ * caller's priorities allow that suite) and the traffic secret in the
+ * first 32 bytes (48 for AES_GCM_256, whose hash is SHA-384), zero padded.
+ * Order:
+ *   - HANDSHAKE: as soon as GnuTLS derives them, receive then send;
+ *   - EARLY (0-RTT): when GnuTLS derives it (client: send, server: receive);
+ *   - APP (1-RTT): only once GnuTLS reports the handshake complete on this
+ *     side, and after every non-APP handshake byte has been sent (the
+ *     client's Finished): receive direction first, send direction last.
+ *     Installing the second APP secret means "handshake complete": a
+ *     client becomes ESTABLISHED, a server becomes ESTABLISHED and sends
+ *     HANDSHAKE_DONE.  APP-level handshake bytes (the server's
+ *     NewSessionTicket) are sent after that.
+ * Before installing the APP secrets libquic sets the negotiated ALPN (see
+ * below).  A failing CRYPTO_SECRET setsockopt aborts the handshake with
+ * CONNECTION_CLOSE errcode QUIC_TRANSPORT_ERROR_INTERNAL.
+ *
+ * Transport parameters.  Before the first handshake message,
+ * getsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_TRANSPORT_PARAM_EXT, buf, &len)
+ * (len up to 4096) returns the kernel-encoded body of the local
+ * quic_transport_parameters extension (0x39), which libquic sends in the
+ * ClientHello / EncryptedExtensions.  The peer's extension body is given
+ * to the kernel with setsockopt(QUIC_SOCKOPT_TRANSPORT_PARAM_EXT, body,
+ * len) as soon as it is received (the server also gets it again if a
+ * HelloRetryRequest makes the client send a different one).  The kernel
+ * validates it; if the setsockopt fails, libquic aborts the handshake with
+ * CONNECTION_CLOSE errcode QUIC_TRANSPORT_ERROR_TRANSPORT_PARAM and returns
+ * the setsockopt's errno.  A peer sending no extension gets the
+ * missing_extension alert.
+ *
+ * ALPN.  After negotiation, setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_ALPN,
+ * name, strlen(name)) (no NUL) with the selected protocol.
+ *
+ * Errors.  When TLS fails (locally detected, e.g. verification, or GnuTLS
+ * generated an alert), libquic does setsockopt(QUIC_SOCKOPT_CONNECTION_CLOSE,
+ * struct quic_connection_close {errcode = QUIC_TRANSPORT_ERROR_CRYPTO +
+ * alert, frame = 0, phrase = the alert's name}) with optlen the full
+ * struct, then returns a negative errno; the kernel sends CONNECTION_CLOSE
+ * with that code.  If the connection fails on the kernel's side (recvmsg
+ * error), getsockopt(QUIC_SOCKOPT_CONNECTION_CLOSE) is read for the log.
+ *
+ * Session tickets (resumption, see session.c).  Client: before the
+ * handshake getsockopt(QUIC_SOCKOPT_SESSION_TICKET) returns session data
+ * the application set; after the handshake the kernel keeps the latest
+ * NewSessionTicket message(s) received at APP level (raw TLS handshake
+ * messages) and returns them from the same getsockopt.  Server:
+ * getsockopt(QUIC_SOCKOPT_SESSION_TICKET) returns the 64-byte ticket key
+ * the application set (on the listener or the socket), if any.
+ */
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <linux/tls.h>
+
+#include "internal.h"
+
+#define QUIC_TP_EXT_ID		0x39
+#define QUIC_TP_EXT_MAX		4096
+#define QUIC_RECV_BUF		65536
+#define QUIC_TIMEOUT_MS		30000
+
+/* TLS alerts used here (RFC 8446) */
+#define QUIC_ALERT_INTERNAL_ERROR	80
+#define QUIC_ALERT_MISSING_EXTENSION	109
+#define QUIC_ALERT_NO_APP_PROTOCOL	120
+#define QUIC_ALERT_BAD_CERTIFICATE	42
+#define QUIC_ALERT_CERT_REVOKED		44
+#define QUIC_ALERT_CERT_EXPIRED		45
+#define QUIC_ALERT_UNKNOWN_CA		48
+
+struct quic_chunk {
+	struct quic_chunk *next;
+	uint8_t level;
+	size_t len, cap;
+	uint8_t *data;
+};
+
+enum quic_hs_state {
+	QUIC_HS_RUN,		/* inside GnuTLS, no step outstanding */
+	QUIC_HS_SEND,		/* a SEND step is with the caller */
+	QUIC_HS_RECV,		/* a RECV step is with the caller */
+	QUIC_HS_DONE,
+	QUIC_HS_FAILED,
+};
+
+/* libquic's state for one session between init and deinit.  Only the
+ * thread driving the session touches it; the registry lock protects the
+ * list links only.
+ */
+struct quic_hs {
+	struct quic_hs *next;
+	gnutls_session_t session;
+	int fd;
+	unsigned int flags;
+	enum quic_hs_state state;
+	int result;			/* FAILED: negative errno */
+	unsigned int complete:1;	/* gnutls_handshake() returned 0 */
+	unsigned int app_installed:1;
+	unsigned int tp_received:1;
+	struct quic_handshake_step step;
+	struct quic_chunk *head, *tail;	/* outgoing handshake bytes */
+	uint8_t *rbuf;
+	uint8_t tp_local[QUIC_TP_EXT_MAX];
+	size_t tp_local_len;
+	uint8_t *tp_peer;
+	size_t tp_peer_len;
+	struct quic_crypto_secret app_rx, app_tx;
+	unsigned int have_app_rx:1, have_app_tx:1;
+	int alert;			/* fatal alert GnuTLS sent, or -1 */
+	uint32_t errcode;		/* close code chosen by libquic, or 0 */
+	int err;			/* error raised in a hook, or 0 */
+};
+
+static pthread_mutex_t hs_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct quic_hs *hs_list;
+
+static struct quic_hs *hs_find(gnutls_session_t session)
+{
+	struct quic_hs *hs;
+
+	pthread_mutex_lock(&hs_lock);
+	for (hs = hs_list; hs; hs = hs->next)
+		if (hs->session == session)
+			break;
+	pthread_mutex_unlock(&hs_lock);
+	return hs;
+}
+
+static struct quic_hs *hs_unlink(gnutls_session_t session)
+{
+	struct quic_hs **p, *hs = NULL;
+
+	pthread_mutex_lock(&hs_lock);
+	for (p = &hs_list; *p; p = &(*p)->next) {
+		if ((*p)->session == session) {
+			hs = *p;
+			*p = hs->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&hs_lock);
+	return hs;
+}
+
+static void hs_free(struct quic_hs *hs)
+{
+	struct quic_chunk *c;
+
+	while ((c = hs->head)) {
+		hs->head = c->next;
+		free(c->data);
+		free(c);
+	}
+	free(hs->rbuf);
+	free(hs->tp_peer);
+	memset(&hs->app_rx, 0, sizeof(hs->app_rx));
+	memset(&hs->app_tx, 0, sizeof(hs->app_tx));
+	free(hs);
+}
+
+static const char *level_name(uint8_t level)
+{
+	switch (level) {
+	case QUIC_CRYPTO_INITIAL:	return "initial";
+	case QUIC_CRYPTO_HANDSHAKE:	return "handshake";
+	case QUIC_CRYPTO_APP:		return "app";
+	case QUIC_CRYPTO_EARLY:		return "early";
+	}
+	return "?";
+}
+
+static uint8_t level_from_gnutls(gnutls_record_encryption_level_t level)
+{
+	switch (level) {
+	case GNUTLS_ENCRYPTION_LEVEL_INITIAL:	return QUIC_CRYPTO_INITIAL;
+	case GNUTLS_ENCRYPTION_LEVEL_EARLY:	return QUIC_CRYPTO_EARLY;
+	case GNUTLS_ENCRYPTION_LEVEL_HANDSHAKE:	return QUIC_CRYPTO_HANDSHAKE;
+	default:				return QUIC_CRYPTO_APP;
+	}
+}
+
+static gnutls_record_encryption_level_t level_to_gnutls(uint8_t level)
+{
+	switch (level) {
+	case QUIC_CRYPTO_INITIAL:	return GNUTLS_ENCRYPTION_LEVEL_INITIAL;
+	case QUIC_CRYPTO_EARLY:		return GNUTLS_ENCRYPTION_LEVEL_EARLY;
+	case QUIC_CRYPTO_HANDSHAKE:	return GNUTLS_ENCRYPTION_LEVEL_HANDSHAKE;
+	default:			return GNUTLS_ENCRYPTION_LEVEL_APPLICATION;
+	}
+}
+
+static int cipher_type(gnutls_cipher_algorithm_t cipher)
+{
+	switch (cipher) {
+	case GNUTLS_CIPHER_AES_128_GCM:		return TLS_CIPHER_AES_GCM_128;
+	case GNUTLS_CIPHER_AES_256_GCM:		return TLS_CIPHER_AES_GCM_256;
+	case GNUTLS_CIPHER_CHACHA20_POLY1305:	return TLS_CIPHER_CHACHA20_POLY1305;
+	case GNUTLS_CIPHER_AES_128_CCM:		return TLS_CIPHER_AES_CCM_128;
+	default:				return -1;
+	}
+}
+
+/* Map a GnuTLS error to the errno a handshake returns. */
+int quic_gnutls_errno(int err)
+{
+	switch (err) {
+	case GNUTLS_E_CERTIFICATE_VERIFICATION_ERROR:
+	case GNUTLS_E_CERTIFICATE_ERROR:
+	case GNUTLS_E_CERTIFICATE_REQUIRED:
+	case GNUTLS_E_NO_CERTIFICATE_FOUND:
+	case GNUTLS_E_PK_SIG_VERIFY_FAILED:
+	case GNUTLS_E_DECRYPTION_FAILED:
+	case GNUTLS_E_UNKNOWN_PK_ALGORITHM:
+		return -EKEYREJECTED;
+	case GNUTLS_E_MEMORY_ERROR:
+		return -ENOMEM;
+	case GNUTLS_E_TIMEDOUT:
+		return -ETIMEDOUT;
+	case GNUTLS_E_FILE_ERROR:
+		return -ENOENT;
+	case GNUTLS_E_INVALID_REQUEST:
+		return -EINVAL;
+	default:
+		return -EPROTO;
+	}
+}
+
+static int session_is_server(gnutls_session_t session)
+{
+	size_t cur = gnutls_record_get_max_early_data_size(session);
+
+	/* GnuTLS accepts this call on server sessions only */
+	return gnutls_record_set_max_early_data_size(session, cur) == 0;
+}
+
+int quic_session_is_server(gnutls_session_t session)
+{
+	return session_is_server(session);
+}
+
+static const char *side(const struct quic_hs *hs)
+{
+	return session_is_server(hs->session) ? "server" : "client";
+}
+
+/* ---- socket calls ---- */
+
+static int hs_close(struct quic_hs *hs, uint32_t errcode, const char *phrase)
+{
+	struct quic_connection_close close;
+
+	memset(&close, 0, sizeof(close));
+	close.errcode = errcode;
+	if (phrase)
+		strncpy((char *)close.phrase, phrase, sizeof(close.phrase) - 1);
+	if (setsockopt(hs->fd, SOL_QUIC, QUIC_SOCKOPT_CONNECTION_CLOSE,
+		       &close, sizeof(close)) < 0) {
+		quic_log(QUIC_LOG_DEBUG, "fd %d: CONNECTION_CLOSE setsockopt: %s",
+			 hs->fd, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+static int install_secret(struct quic_hs *hs, const struct quic_crypto_secret *s)
+{
+	if (setsockopt(hs->fd, SOL_QUIC, QUIC_SOCKOPT_CRYPTO_SECRET, s,
+		       sizeof(*s)) < 0) {
+		int err = -errno;
+
+		quic_log(QUIC_LOG_ERROR, "%s: installing the %s %s secret failed: %s",
+			 side(hs), level_name(s->level), s->send ? "send" : "receive",
+			 strerror(-err));
+		return err;
+	}
+	quic_log(QUIC_LOG_DEBUG, "%s: installed %s %s secret (type %u)", side(hs),
+		 level_name(s->level), s->send ? "send" : "receive", s->type);
+	return 0;
+}
+
+/* ---- GnuTLS hooks ---- */
+
+/* GnuTLS hands over a handshake message to send. */
+static int hook_message(gnutls_session_t session,
+			gnutls_record_encryption_level_t glevel,
+			gnutls_handshake_description_t htype,
+			const void *data, size_t size)
+{
+	struct quic_hs *hs = hs_find(session);
+	uint8_t level = level_from_gnutls(glevel);
+	struct quic_chunk *c;
+
+	if (htype == GNUTLS_HANDSHAKE_CHANGE_CIPHER_SPEC || !size)
+		return 0;	/* no compatibility-mode CCS in QUIC */
+	if (!hs)
+		return 0;
+	quic_log(QUIC_LOG_DEBUG, "%s: out %s at %s level, %zu bytes", side(hs),
+		 gnutls_handshake_description_get_name(htype), level_name(level),
+		 size);
+
+	c = hs->tail;
+	if (!c || c->level != level) {
+		c = calloc(1, sizeof(*c));
+		if (!c)
+			goto nomem;
+		c->level = level;
+		if (hs->tail)
+			hs->tail->next = c;
+		else
+			hs->head = c;
+		hs->tail = c;
+	}
+	if (c->len + size > c->cap) {
+		size_t cap = (c->len + size) * 2;
+		uint8_t *p = realloc(c->data, cap);
+
+		if (!p)
+			goto nomem;
+		c->data = p;
+		c->cap = cap;
+	}
+	memcpy(c->data + c->len, data, size);
+	c->len += size;
+	return 0;
+nomem:
+	hs->err = -ENOMEM;
+	return GNUTLS_E_MEMORY_ERROR;
+}
+
+static int hook_secret(gnutls_session_t session,
+		       gnutls_record_encryption_level_t glevel,
+		       const void *rsecret, const void *wsecret, size_t size)
+{
+	struct quic_hs *hs = hs_find(session);
+	uint8_t level = level_from_gnutls(glevel);
+	struct quic_crypto_secret s;
+	gnutls_cipher_algorithm_t cipher;
+	int type, err;
+
+	if (!hs)
+		return GNUTLS_E_INTERNAL_ERROR;
+	if (level == QUIC_CRYPTO_HANDSHAKE && !hs->tp_received &&
+	    session_is_server(session)) {
+		/* the ClientHello has been processed: it must have had one */
+		quic_log(QUIC_LOG_ERROR, "server: the client sent no quic_transport_parameters");
+		hs->alert = QUIC_ALERT_MISSING_EXTENSION;
+		hs->err = -EPROTO;
+		return GNUTLS_E_MISSING_EXTENSION;
+	}
+	cipher = level == QUIC_CRYPTO_EARLY ? gnutls_early_cipher_get(session)
+					    : gnutls_cipher_get(session);
+	type = cipher_type(cipher);
+	if (type < 0 || size > sizeof(s.secret)) {
+		quic_log(QUIC_LOG_ERROR, "%s: cipher %s cannot be used with QUIC",
+			 side(hs), gnutls_cipher_get_name(cipher));
+		hs->alert = QUIC_ALERT_INTERNAL_ERROR;
+		hs->err = -EPROTO;
+		return GNUTLS_E_UNWANTED_ALGORITHM;
+	}
+
+	memset(&s, 0, sizeof(s));
+	s.level = level;
+	s.type = type;
+	if (level == QUIC_CRYPTO_APP) {
+		/* kept until the handshake is complete on this side */
+		if (rsecret) {
+			hs->app_rx = s;
+			memcpy(hs->app_rx.secret, rsecret, size);
+			hs->have_app_rx = 1;
+		}
+		if (wsecret) {
+			hs->app_tx = s;
+			hs->app_tx.send = 1;
+			memcpy(hs->app_tx.secret, wsecret, size);
+			hs->have_app_tx = 1;
+		}
+		return 0;
+	}
+
+	err = 0;
+	if (rsecret) {
+		memcpy(s.secret, rsecret, size);
+		err = install_secret(hs, &s);
+	}
+	if (!err && wsecret) {
+		s.send = 1;
+		memcpy(s.secret, wsecret, size);
+		err = install_secret(hs, &s);
+	}
+	memset(&s, 0, sizeof(s));
+	if (err) {
+		hs->err = err;
+		hs->errcode = QUIC_TRANSPORT_ERROR_INTERNAL;
+		return GNUTLS_E_INTERNAL_ERROR;
+	}
+	return 0;
+}
+
+/* GnuTLS wants to send an alert: in QUIC it becomes CONNECTION_CLOSE. */
+static int hook_alert(gnutls_session_t session,
+		      gnutls_record_encryption_level_t level,
+		      gnutls_alert_level_t alert_level,
+		      gnutls_alert_description_t desc)
+{
+	struct quic_hs *hs = hs_find(session);
+
+	(void)level;
+	if (hs && alert_level == GNUTLS_AL_FATAL && hs->alert < 0)
+		hs->alert = desc;
+	return 0;
+}
+
+static int hook_tp_send(gnutls_session_t session, gnutls_buffer_t extdata)
+{
+	struct quic_hs *hs = hs_find(session);
+	int ret;
+
+	if (!hs)
+		return 0;
+	if (!hs->tp_local_len)
+		return GNUTLS_E_INT_RET_0;	/* empty: every default */
+	ret = gnutls_buffer_append_data(extdata, hs->tp_local, hs->tp_local_len);
+	if (ret < 0)
+		return ret;
+	return (int)hs->tp_local_len;
+}
+
+static int hook_tp_recv(gnutls_session_t session, const unsigned char *data,
+			size_t len)
+{
+	struct quic_hs *hs = hs_find(session);
+	uint8_t *copy;
+
+	if (!hs)
+		return 0;
+	if (hs->tp_received && len == hs->tp_peer_len &&
+	    !memcmp(data, hs->tp_peer, len))
+		return 0;	/* same again after a HelloRetryRequest */
+	if (setsockopt(hs->fd, SOL_QUIC, QUIC_SOCKOPT_TRANSPORT_PARAM_EXT, data,
+		       len) < 0) {
+		hs->err = -errno;
+		hs->errcode = QUIC_TRANSPORT_ERROR_TRANSPORT_PARAM;
+		quic_log(QUIC_LOG_ERROR, "%s: the kernel rejected the peer's transport parameters: %s",
+			 side(hs), strerror(errno));
+		return GNUTLS_E_RECEIVED_ILLEGAL_PARAMETER;
+	}
+	copy = malloc(len ? len : 1);
+	if (!copy) {
+		hs->err = -ENOMEM;
+		return GNUTLS_E_MEMORY_ERROR;
+	}
+	memcpy(copy, data, len);
+	free(hs->tp_peer);
+	hs->tp_peer = copy;
+	hs->tp_peer_len = len;
+	hs->tp_received = 1;
+	quic_log(QUIC_LOG_DEBUG, "%s: peer transport parameters, %zu bytes",
+		 side(hs), len);
+	return 0;
+}
+
+/* GnuTLS must never touch the socket itself. */
+static ssize_t no_pull(gnutls_transport_ptr_t ptr, void *data, size_t len)
+{
+	(void)data;
+	(void)len;
+	(void)ptr;
+	errno = EAGAIN;
+	return -1;
+}
+
+static int no_pull_timeout(gnutls_transport_ptr_t ptr, unsigned int ms)
+{
+	(void)ptr;
+	(void)ms;
+	return 1;	/* "readable": the pull then says EAGAIN */
+}
+
+static ssize_t no_push(gnutls_transport_ptr_t ptr, const void *data, size_t len)
+{
+	(void)ptr;
+	(void)data;
+	return (ssize_t)len;	/* nothing may leave as a TLS record */
+}
+
+static ssize_t no_vec_push(gnutls_transport_ptr_t ptr, const giovec_t *iov,
+			   int iovcnt)
+{
+	ssize_t n = 0;
+	int i;
+
+	(void)ptr;
+	for (i = 0; i < iovcnt; i++)
+		n += (ssize_t)iov[i].iov_len;
+	return n;
+}
+
+/* ---- the state machine ---- */
+
+static int hs_fail(struct quic_hs *hs, int gnutls_err)
+{
+	int err, alert = hs->alert;
+	uint32_t errcode = hs->errcode;
+	const char *what = gnutls_strerror(gnutls_err);
+
+	err = hs->err ? hs->err : quic_gnutls_errno(gnutls_err);
+	if (gnutls_err == GNUTLS_E_CERTIFICATE_VERIFICATION_ERROR) {
+		unsigned int status = gnutls_session_get_verify_cert_status(hs->session);
+		gnutls_datum_t out = { NULL, 0 };
+
+		if (status & GNUTLS_CERT_REVOKED)
+			alert = QUIC_ALERT_CERT_REVOKED;
+		else if (status & GNUTLS_CERT_EXPIRED)
+			alert = QUIC_ALERT_CERT_EXPIRED;
+		else if (status & (GNUTLS_CERT_SIGNER_NOT_FOUND |
+				   GNUTLS_CERT_SIGNER_NOT_CA))
+			alert = QUIC_ALERT_UNKNOWN_CA;
+		else
+			alert = QUIC_ALERT_BAD_CERTIFICATE;
+		if (!gnutls_certificate_verification_status_print(status,
+				GNUTLS_CRT_X509, &out, 0)) {
+			quic_log(QUIC_LOG_ERROR, "%s: certificate verification failed: %s",
+				 side(hs), out.data);
+			gnutls_free(out.data);
+		}
+	}
+	if (alert < 0) {
+		int lvl;
+
+		alert = gnutls_error_to_alert(gnutls_err, &lvl);
+		if (alert < 0)
+			alert = QUIC_ALERT_INTERNAL_ERROR;
+	}
+	if (!errcode)
+		errcode = QUIC_TRANSPORT_ERROR_CRYPTO + (alert & 0xff);
+	quic_log(QUIC_LOG_ERROR, "%s: handshake failed: %s (%s), closing with error 0x%x",
+		 side(hs), hs->err ? strerror(-hs->err) : what,
+		 gnutls_alert_get_name(alert) ? gnutls_alert_get_name(alert) : "?",
+		 errcode);
+	hs_close(hs, errcode, gnutls_alert_get_name(alert));
+	hs->alert = alert;
+	hs->state = QUIC_HS_FAILED;
+	hs->result = err;
+	return err;
+}
+
+/* Fail with an alert chosen by libquic. */
+static int hs_fail_alert(struct quic_hs *hs, int alert, int err)
+{
+	hs->alert = alert;
+	hs->err = err;
+	return hs_fail(hs, GNUTLS_E_INTERNAL_ERROR);
+}
+
+/* gnutls_handshake() returned 0: check what TLS alone does not. */
+static int hs_complete(struct quic_hs *hs)
+{
+	gnutls_datum_t alpn;
+	char *desc;
+
+	hs->complete = 1;
+	if (!hs->tp_received) {
+		quic_log(QUIC_LOG_ERROR, "%s: the peer sent no quic_transport_parameters",
+			 side(hs));
+		return hs_fail_alert(hs, QUIC_ALERT_MISSING_EXTENSION, -EPROTO);
+	}
+	if (!gnutls_alpn_get_selected_protocol(hs->session, &alpn) && alpn.size) {
+		if (setsockopt(hs->fd, SOL_QUIC, QUIC_SOCKOPT_ALPN, alpn.data,
+			       alpn.size) < 0) {
+			hs->errcode = QUIC_TRANSPORT_ERROR_INTERNAL;
+			hs->err = -errno;
+			quic_log(QUIC_LOG_ERROR, "%s: setting the ALPN failed: %s",
+				 side(hs), strerror(errno));
+			return hs_fail(hs, GNUTLS_E_INTERNAL_ERROR);
+		}
+		quic_log(QUIC_LOG_INFO, "%s: ALPN %.*s", side(hs),
+			 (int)alpn.size, alpn.data);
+	} else if (hs->flags & QUIC_HS_ALPN_REQUIRED) {
+		quic_log(QUIC_LOG_ERROR, "%s: no application protocol in common",
+			 side(hs));
+		return hs_fail_alert(hs, QUIC_ALERT_NO_APP_PROTOCOL, -EPROTO);
+	}
+	if (!hs->have_app_rx || !hs->have_app_tx) {
+		quic_log(QUIC_LOG_ERROR, "%s: GnuTLS gave no application secrets",
+			 side(hs));
+		hs->errcode = QUIC_TRANSPORT_ERROR_INTERNAL;
+		return hs_fail_alert(hs, QUIC_ALERT_INTERNAL_ERROR, -EPROTO);
+	}
+	if (quic_log_enabled(QUIC_LOG_INFO)) {
+		desc = gnutls_session_get_desc(hs->session);
+		quic_log(QUIC_LOG_INFO, "%s: handshake complete: %s%s", side(hs),
+			 desc ? desc : "", gnutls_session_is_resumed(hs->session) ?
+			 " (resumed)" : "");
+		gnutls_free(desc);
+	}
+	return 0;
+}
+
+static int hs_handshake(struct quic_hs *hs)
+{
+	int ret;
+
+	if (hs->complete)
+		return 0;
+	hs->state = QUIC_HS_RUN;
+	ret = gnutls_handshake(hs->session);
+	if (ret == GNUTLS_E_AGAIN || ret == GNUTLS_E_INTERRUPTED) {
+		if (hs->err)
+			return hs_fail(hs, GNUTLS_E_INTERNAL_ERROR);
+		return 0;
+	}
+	if (ret < 0)
+		return hs_fail(hs, ret);
+	return hs_complete(hs);
+}
+
+static int hs_install_app(struct quic_hs *hs)
+{
+	int err;
+
+	err = install_secret(hs, &hs->app_rx);
+	if (!err)
+		err = install_secret(hs, &hs->app_tx);
+	memset(hs->app_rx.secret, 0, sizeof(hs->app_rx.secret));
+	memset(hs->app_tx.secret, 0, sizeof(hs->app_tx.secret));
+	if (err) {
+		hs->err = err;
+		hs->errcode = QUIC_TRANSPORT_ERROR_INTERNAL;
+		return hs_fail(hs, GNUTLS_E_INTERNAL_ERROR);
+	}
+	hs->app_installed = 1;
+	quic_log(QUIC_LOG_INFO, "%s: 1-RTT keys installed", side(hs));
+	return 0;
+}
+
+/* Choose the next step for the caller. */
+static int hs_next(struct quic_hs *hs, struct quic_handshake_step **pstep)
+{
+	struct quic_handshake_step *step = &hs->step;
+	int err;
+
+	for (;;) {
+		struct quic_chunk *c = hs->head;
+
+		if (c && (c->level != QUIC_CRYPTO_APP || hs->app_installed)) {
+			step->op = QUIC_HANDSHAKE_STEP_SEND;
+			step->level = c->level;
+			step->data = c->data;
+			step->len = c->len;
+			hs->state = QUIC_HS_SEND;
+			break;
+		}
+		if (!hs->complete) {
+			step->op = QUIC_HANDSHAKE_STEP_RECV;
+			step->level = 0;
+			step->data = hs->rbuf;
+			step->len = QUIC_RECV_BUF;
+			hs->state = QUIC_HS_RECV;
+			break;
+		}
+		if (!hs->app_installed) {
+			err = hs_install_app(hs);
+			if (err)
+				return err;
+			continue;
+		}
+		step->op = QUIC_HANDSHAKE_STEP_DONE;
+		step->data = NULL;
+		step->len = 0;
+		hs->state = QUIC_HS_DONE;
+		break;
+	}
+	*pstep = step;
+	return 0;
+}
+
+static void hs_setup_session(struct quic_hs *hs)
+{
+	gnutls_session_t session = hs->session;
+	int ret;
+
+	gnutls_handshake_set_read_function(session, hook_message);
+	gnutls_handshake_set_secret_function(session, hook_secret);
+	gnutls_alert_set_read_function(session, hook_alert);
+	gnutls_transport_set_pull_function(session, no_pull);
+	gnutls_transport_set_pull_timeout_function(session, no_pull_timeout);
+	gnutls_transport_set_push_function(session, no_push);
+	gnutls_transport_set_vec_push_function(session, no_vec_push);
+	gnutls_handshake_set_timeout(session, 0);	/* libquic keeps time */
+
+	ret = gnutls_session_ext_register(session, "quic_transport_parameters",
+					  QUIC_TP_EXT_ID, GNUTLS_EXT_TLS,
+					  hook_tp_recv, hook_tp_send, NULL, NULL,
+					  NULL, GNUTLS_EXT_FLAG_TLS |
+					  GNUTLS_EXT_FLAG_CLIENT_HELLO |
+					  GNUTLS_EXT_FLAG_EE);
+	if (ret < 0 && ret != GNUTLS_E_ALREADY_REGISTERED)
+		quic_log(QUIC_LOG_DEBUG, "registering extension 0x39: %s",
+			 gnutls_strerror(ret));
+}
+
+int quic_hs_start(gnutls_session_t session, unsigned int flags,
+		  struct quic_handshake_step **pstep)
+{
+	struct quic_hs *hs, *old;
+	socklen_t len;
+	int err;
+
+	if (!session || !pstep)
+		return -EINVAL;
+	*pstep = NULL;
+	hs = calloc(1, sizeof(*hs));
+	if (!hs)
+		return -ENOMEM;
+	hs->rbuf = malloc(QUIC_RECV_BUF);
+	if (!hs->rbuf) {
+		free(hs);
+		return -ENOMEM;
+	}
+	hs->session = session;
+	hs->fd = gnutls_transport_get_int(session);
+	hs->flags = flags;
+	hs->alert = -1;
+
+	len = sizeof(hs->tp_local);
+	if (getsockopt(hs->fd, SOL_QUIC, QUIC_SOCKOPT_TRANSPORT_PARAM_EXT,
+		       hs->tp_local, &len) < 0) {
+		err = -errno;
+		quic_log(QUIC_LOG_ERROR, "fd %d: getting the local transport parameters failed: %s",
+			 hs->fd, strerror(errno));
+		hs_free(hs);
+		return err;
+	}
+	hs->tp_local_len = len;
+
+	old = hs_unlink(session);
+	if (old)
+		hs_free(old);
+	pthread_mutex_lock(&hs_lock);
+	hs->next = hs_list;
+	hs_list = hs;
+	pthread_mutex_unlock(&hs_lock);
+
+	hs_setup_session(hs);
+	quic_log(QUIC_LOG_DEBUG, "%s: handshake starts on fd %d, %zu bytes of transport parameters",
+		 side(hs), hs->fd, hs->tp_local_len);
+
+	err = hs_handshake(hs);		/* a client writes its ClientHello */
+	if (err)
+		return err;
+	return hs_next(hs, pstep);
+}
+
+QUIC_EXPORT int quic_handshake_init(gnutls_session_t session,
+				    struct quic_handshake_step **pstep)
+{
+	return quic_hs_start(session, 0, pstep);
+}
+
+QUIC_EXPORT int quic_handshake_step(gnutls_session_t session,
+				    struct quic_handshake_step **pstep)
+{
+	struct quic_hs *hs = hs_find(session);
+	struct quic_handshake_step *step;
+	struct quic_chunk *c;
+	int ret;
+
+	if (!hs || !pstep)
+		return -EINVAL;
+	*pstep = NULL;
+	step = &hs->step;
+
+	switch (hs->state) {
+	case QUIC_HS_SEND:
+		c = hs->head;
+		hs->head = c->next;
+		if (!hs->head)
+			hs->tail = NULL;
+		free(c->data);
+		free(c);
+		break;
+	case QUIC_HS_RECV:
+		if (!step->len)
+			break;
+		if (step->len > QUIC_RECV_BUF || step->level >= QUIC_CRYPTO_MAX)
+			return -EINVAL;
+		quic_log(QUIC_LOG_DEBUG, "%s: in %zu bytes at %s level", side(hs),
+			 step->len, level_name(step->level));
+		hs->state = QUIC_HS_RUN;
+		ret = gnutls_handshake_write(session, level_to_gnutls(step->level),
+					     step->data, step->len);
+		if (ret < 0)
+			return hs_fail(hs, ret);
+		if (hs->err)
+			return hs_fail(hs, GNUTLS_E_INTERNAL_ERROR);
+		ret = hs_handshake(hs);
+		if (ret)
+			return ret;
+		break;
+	case QUIC_HS_DONE:
+		*pstep = step;
+		return 0;
+	case QUIC_HS_FAILED:
+		return hs->result;
+	case QUIC_HS_RUN:
+		return -EINVAL;
+	}
+	return hs_next(hs, pstep);
+}
+
+QUIC_EXPORT void quic_handshake_deinit(gnutls_session_t session)
+{
+	struct quic_hs *hs = hs_unlink(session);
+
+	if (hs)
+		hs_free(hs);
+}
+
+/* ---- the blocking driver ---- */
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int wait_fd(int fd, short events, int64_t deadline)
+{
+	struct pollfd pfd = { .fd = fd, .events = events };
+	int64_t left;
+	int n;
+
+	for (;;) {
+		left = deadline - now_ms();
+		if (left <= 0)
+			return -ETIMEDOUT;
+		n = poll(&pfd, 1, left > 60000 ? 60000 : (int)left);
+		if (n > 0)
+			return 0;
+		if (n < 0 && errno != EINTR)
+			return -errno;
+	}
+}
+
+static int send_step(int fd, const struct quic_handshake_step *step,
+		     int64_t deadline)
+{
+	struct quic_handshake_info info = { .crypto_level = step->level };
+	union {
+		char buf[CMSG_SPACE(sizeof(struct quic_handshake_info))];
+		struct cmsghdr align;
+	} cbuf;
+	size_t off = 0;
+
+	while (off < step->len) {
+		struct iovec iov = { step->data + off, step->len - off };
+		struct msghdr msg = {
+			.msg_iov = &iov, .msg_iovlen = 1,
+			.msg_control = cbuf.buf, .msg_controllen = sizeof(cbuf.buf),
+		};
+		struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
+		ssize_t n;
+		int err;
+
+		memset(&cbuf, 0, sizeof(cbuf));
+		cmsg->cmsg_level = SOL_QUIC;
+		cmsg->cmsg_type = QUIC_HANDSHAKE_INFO;
+		cmsg->cmsg_len = CMSG_LEN(sizeof(info));
+		memcpy(CMSG_DATA(cmsg), &info, sizeof(info));
+
+		n = sendmsg(fd, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno != EAGAIN && errno != EWOULDBLOCK)
+				return -errno;
+			err = wait_fd(fd, POLLOUT, deadline);
+			if (err)
+				return err;
+			continue;
+		}
+		off += (size_t)n;
+	}
+	return 0;
+}
+
+static void log_peer_close(int fd)
+{
+	struct quic_connection_close close;
+	socklen_t len = sizeof(close);
+
+	if (!quic_log_enabled(QUIC_LOG_ERROR))
+		return;
+	memset(&close, 0, sizeof(close));
+	if (getsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_CONNECTION_CLOSE, &close,
+		       &len) < 0 || !close.errcode)
+		return;
+	close.phrase[sizeof(close.phrase) - 1] = 0;
+	if (close.errcode >= QUIC_TRANSPORT_ERROR_CRYPTO &&
+	    close.errcode <= QUIC_TRANSPORT_ERROR_CRYPTO + 0xff)
+		quic_log(QUIC_LOG_ERROR, "the connection was closed with TLS alert %s (0x%x) %s",
+			 gnutls_alert_get_name(close.errcode & 0xff) ?: "?",
+			 close.errcode, close.phrase);
+	else
+		quic_log(QUIC_LOG_ERROR, "the connection was closed with error 0x%x %s",
+			 close.errcode, close.phrase);
+}
+
+static int recv_step(int fd, struct quic_handshake_step *step, int64_t deadline)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(struct quic_handshake_info)) +
+			 CMSG_SPACE(sizeof(struct quic_stream_info))];
+		struct cmsghdr align;
+	} cbuf;
+	struct iovec iov = { step->data, step->len };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf.buf, .msg_controllen = sizeof(cbuf.buf),
+	};
+	struct cmsghdr *cmsg;
+	int found = 0, err;
+	uint8_t level = 0;
+	ssize_t n;
+
+	step->len = 0;
+	err = wait_fd(fd, POLLIN, deadline);
+	if (err) {
+		if (err == -ETIMEDOUT)
+			quic_log(QUIC_LOG_ERROR, "fd %d: handshake timed out", fd);
+		return err;
+	}
+	n = recvmsg(fd, &msg, MSG_DONTWAIT);
+	if (n < 0) {
+		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+			return 0;
+		err = -errno;
+		quic_log(QUIC_LOG_ERROR, "fd %d: recvmsg during the handshake: %s",
+			 fd, strerror(errno));
+		log_peer_close(fd);
+		return err;
+	}
+	if (msg.msg_flags & MSG_QUIC_NOTIFICATION)
+		return 0;	/* an event: not ours */
+	for (cmsg = CMSG_FIRSTHDR(&msg); cmsg; cmsg = CMSG_NXTHDR(&msg, cmsg)) {
+		if (cmsg->cmsg_level == SOL_QUIC &&
+		    cmsg->cmsg_type == QUIC_HANDSHAKE_INFO &&
+		    cmsg->cmsg_len >= CMSG_LEN(sizeof(struct quic_handshake_info))) {
+			struct quic_handshake_info info;
+
+			memcpy(&info, CMSG_DATA(cmsg), sizeof(info));
+			level = info.crypto_level;
+			found = 1;
+		}
+	}
+	if (!found) {
+		if (!n) {
+			quic_log(QUIC_LOG_ERROR, "fd %d: connection closed during the handshake",
+				 fd);
+			log_peer_close(fd);
+			return -ECONNRESET;
+		}
+		quic_log(QUIC_LOG_ERROR, "fd %d: %zd bytes of non-handshake data during the handshake",
+			 fd, n);
+		return -EPROTO;
+	}
+	step->len = (size_t)n;
+	step->level = level;
+	return 0;
+}
+
+static int handshake_timeout_ms(int fd)
+{
+	struct timeval tv;
+	socklen_t len = sizeof(tv);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, &len) == 0 &&
+	    (tv.tv_sec > 0 || tv.tv_usec > 0)) {
+		if (tv.tv_sec >= 86400)
+			return 86400 * 1000;
+		return (int)(tv.tv_sec * 1000 + (tv.tv_usec + 999) / 1000);
+	}
+	return QUIC_TIMEOUT_MS;
+}
+
+int quic_hs_run_blocking(gnutls_session_t session, unsigned int flags,
+			 int *alert)
+{
+	int fd = gnutls_transport_get_int(session);
+	struct quic_handshake_step *step;
+	int64_t deadline;
+	int err;
+
+	deadline = now_ms() + handshake_timeout_ms(fd);
+	err = quic_hs_start(session, flags, &step);
+	while (!err && step->op != QUIC_HANDSHAKE_STEP_DONE) {
+		if (step->op == QUIC_HANDSHAKE_STEP_SEND)
+			err = send_step(fd, step, deadline);
+		else
+			err = recv_step(fd, step, deadline);
+		if (err)
+			break;
+		err = quic_handshake_step(session, &step);
+	}
+	if (alert) {
+		struct quic_hs *hs = hs_find(session);
+
+		*alert = hs && hs->state == QUIC_HS_FAILED ? hs->alert : -1;
+	}
+	quic_handshake_deinit(session);
+	return err;
+}
+
+QUIC_EXPORT int quic_handshake(gnutls_session_t session)
+{
+	if (!session)
+		return -EINVAL;
+	return quic_hs_run_blocking(session, 0, NULL);
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* libquic internals shared by its source files. */
+
+#ifndef _LIBQUIC_INTERNAL_H
+#define _LIBQUIC_INTERNAL_H
+
+#include <netinet/quic.h>
+
+#define QUIC_EXPORT	__attribute__((visibility("default")))
+
+/* quic_hs_start() flags */
+#define QUIC_HS_ALPN_REQUIRED	0x1	/* fail unless an ALPN was negotiated */
+
+void quic_log(int level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int quic_log_enabled(int level);
+
+/* handshake.c */
+int quic_hs_start(gnutls_session_t session, unsigned int flags,
+		  struct quic_handshake_step **pstep);
+/* alert: set to the TLS alert the handshake failed with, or -1 */
+int quic_hs_run_blocking(gnutls_session_t session, unsigned int flags,
+			 int *alert);
+int quic_gnutls_errno(int gnutls_err);
+int quic_session_is_server(gnutls_session_t session);
+
+#endif /* _LIBQUIC_INTERNAL_H */

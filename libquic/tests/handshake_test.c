@@ -1,0 +1,904 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * libquic handshake tests against the fake kernel (fake_kernel.c), TAP.
+ *
+ *	handshake_test DIR
+ *
+ * DIR holds the files tests/run.sh generates: ca.pem, server.pem,
+ * server.key (CN/SAN localhost, signed by ca), other-ca.pem (an unrelated
+ * CA), psk.txt and psk-wrong.txt (same identity, other key).
+ */
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/tls.h>
+
+#include "fake_kernel.h"
+
+static const char *dir;
+static int test_no, failures;
+
+static void ok(int cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	test_no++;
+	if (!cond)
+		failures++;
+	printf("%sok %d - ", cond ? "" : "not ", test_no);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+}
+
+static void diag(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("# ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+}
+
+static char *path(const char *name)
+{
+	static char buf[4][512];
+	static int i;
+
+	i = (i + 1) % 4;
+	snprintf(buf[i], sizeof(buf[i]), "%s/%s", dir, name);
+	return buf[i];
+}
+
+/* ---- one side of a connection ---- */
+
+enum side_mode {
+	MODE_WRAPPER,	/* quic_client_handshake / quic_server_handshake */
+	MODE_SESSION,	/* own gnutls session + quic_handshake() */
+	MODE_NONE,	/* nobody on this side */
+};
+
+struct side {
+	enum side_mode mode;
+	int server;
+	int fd;
+	/* wrapper and session mode */
+	const char *psk;		/* PSK file */
+	const char *host;
+	const char *alpns;
+	const char *cert, *key;
+	/* session mode */
+	const char *ca;			/* trust file (client) */
+	const char *priority;
+	const void *data;		/* session data (client) */
+	size_t data_len;
+	int keep_session;		/* leave session for the caller */
+	/* results */
+	int ret;
+	int resumed;
+	gnutls_cipher_algorithm_t cipher;
+	gnutls_group_t group;
+	char alpn[64];
+	gnutls_session_t session;
+	gnutls_certificate_credentials_t xcred;
+};
+
+static void *side_run(void *arg)
+{
+	struct side *sd = arg;
+	gnutls_session_t session;
+	size_t len;
+	int ret;
+
+	if (sd->mode == MODE_WRAPPER) {
+		if (sd->server)
+			sd->ret = quic_server_handshake(sd->fd, sd->psk ? sd->psk : sd->key,
+							sd->psk ? NULL : sd->cert, sd->alpns);
+		else
+			sd->ret = quic_client_handshake(sd->fd, sd->psk, sd->host, sd->alpns);
+		return NULL;
+	}
+
+	ret = gnutls_init(&session, (sd->server ? GNUTLS_SERVER : GNUTLS_CLIENT) |
+			  GNUTLS_NO_END_OF_EARLY_DATA);
+	if (ret < 0)
+		goto fail;
+	gnutls_certificate_allocate_credentials(&sd->xcred);
+	if (sd->server) {
+		ret = gnutls_certificate_set_x509_key_file(sd->xcred, sd->cert, sd->key,
+							   GNUTLS_X509_FMT_PEM);
+	} else {
+		ret = gnutls_certificate_set_x509_trust_file(sd->xcred, sd->ca,
+							     GNUTLS_X509_FMT_PEM);
+		if (ret >= 0)
+			gnutls_session_set_verify_cert(session, sd->host, 0);
+		if (ret >= 0 && sd->host)
+			ret = gnutls_server_name_set(session, GNUTLS_NAME_DNS, sd->host,
+						     strlen(sd->host));
+	}
+	if (ret >= 0)
+		ret = gnutls_credentials_set(session, GNUTLS_CRD_CERTIFICATE, sd->xcred);
+	if (ret >= 0)
+		ret = gnutls_priority_set_direct(session, sd->priority ? sd->priority :
+						 QUIC_PRIORITY, NULL);
+	if (ret < 0)
+		goto fail;
+	if (sd->alpns && quic_session_set_alpn(session, sd->alpns, strlen(sd->alpns)))
+		goto fail;
+	if (sd->data && quic_session_set_data(session, sd->data, sd->data_len))
+		goto fail;
+	gnutls_transport_set_int(session, sd->fd);
+	sd->ret = quic_handshake(session);
+	sd->resumed = gnutls_session_is_resumed(session);
+	sd->cipher = gnutls_cipher_get(session);
+	sd->group = gnutls_group_get(session);
+	len = sizeof(sd->alpn);
+	if (quic_session_get_alpn(session, sd->alpn, &len))
+		sd->alpn[0] = 0;
+	if (sd->keep_session) {
+		sd->session = session;
+		return NULL;
+	}
+	gnutls_deinit(session);
+	gnutls_certificate_free_credentials(sd->xcred);
+	return NULL;
+fail:
+	diag("side setup failed: %s", gnutls_strerror(ret));
+	sd->ret = -1000;
+	return NULL;
+}
+
+static void side_free(struct side *sd)
+{
+	if (sd->session)
+		gnutls_deinit(sd->session);
+	if (sd->xcred && sd->session)
+		gnutls_certificate_free_credentials(sd->xcred);
+	sd->session = NULL;
+}
+
+struct conn {
+	struct fk_sock *c, *s;
+	struct side cli, srv;
+	double seconds;
+};
+
+static void set_timeout(int fd, int sec)
+{
+	struct timeval tv = { .tv_sec = sec };
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+}
+
+/* Run both sides in threads. */
+static void conn_run(struct conn *cn)
+{
+	struct timespec t0, t1;
+	pthread_t tc, ts;
+
+	if (fk_pair(&cn->c, &cn->s))
+		abort();
+	cn->cli.fd = cn->c->fd;
+	cn->srv.fd = cn->s->fd;
+	cn->srv.server = 1;
+	set_timeout(cn->c->fd, 10);
+	set_timeout(cn->s->fd, 10);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (cn->srv.mode != MODE_NONE)
+		pthread_create(&ts, NULL, side_run, &cn->srv);
+	if (cn->cli.mode != MODE_NONE)
+		pthread_create(&tc, NULL, side_run, &cn->cli);
+	if (cn->cli.mode != MODE_NONE)
+		pthread_join(tc, NULL);
+	if (cn->srv.mode != MODE_NONE)
+		pthread_join(ts, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	cn->seconds = (double)(t1.tv_sec - t0.tv_sec) +
+		      (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+}
+
+static void conn_free(struct conn *cn)
+{
+	side_free(&cn->cli);
+	side_free(&cn->srv);
+	fk_pair_free(cn->c, cn->s);
+}
+
+static void default_sides(struct conn *cn, enum side_mode cmode,
+			  enum side_mode smode)
+{
+	memset(cn, 0, sizeof(*cn));
+	cn->cli.mode = cmode;
+	cn->srv.mode = smode;
+	cn->cli.ca = path("ca.pem");
+	cn->cli.host = "localhost";
+	cn->srv.cert = path("server.pem");
+	cn->srv.key = path("server.key");
+}
+
+/* ---- checks ---- */
+
+static int secrets_match(struct conn *cn, uint8_t level, int type, char *why,
+			 size_t whylen)
+{
+	int dir;
+
+	for (dir = 0; dir < 2; dir++) {
+		const struct quic_crypto_secret *a = fk_secret(cn->c, level, dir);
+		const struct quic_crypto_secret *b = fk_secret(cn->s, level, !dir);
+		size_t size = type == TLS_CIPHER_AES_GCM_256 ? 48 : 32;
+		static const uint8_t zero[48];
+
+		if (!a || !b) {
+			snprintf(why, whylen, "level %u: a secret is missing", level);
+			return 0;
+		}
+		if (memcmp(a->secret, b->secret, sizeof(a->secret))) {
+			snprintf(why, whylen, "level %u: client %s != server %s", level,
+				 dir ? "send" : "receive", dir ? "receive" : "send");
+			return 0;
+		}
+		if ((int)a->type != type || (int)b->type != type) {
+			snprintf(why, whylen, "level %u: types %u/%u, expected %d", level,
+				 a->type, b->type, type);
+			return 0;
+		}
+		if (!memcmp(a->secret, zero, size) ||
+		    memcmp(a->secret + size, zero, sizeof(a->secret) - size)) {
+			snprintf(why, whylen, "level %u: secret not %zu bytes", level, size);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* APP secrets: installed last, receive then send, after this side's
+ * handshake is complete (client: after sending Finished; server: after
+ * receiving all the client's HANDSHAKE bytes), before any APP-level send.
+ */
+static int app_order_ok(struct fk_sock *k, char *why, size_t whylen)
+{
+	int rx = fk_event_find(k, FK_EV_SECRET, QUIC_CRYPTO_APP, 0, 0);
+	int tx = fk_event_find(k, FK_EV_SECRET, QUIC_CRYPTO_APP, 1, 0);
+	int last_secret = fk_event_find(k, FK_EV_SECRET, -1, -1, 1);
+	int alpn = fk_event_find(k, FK_EV_ALPN, -1, -1, 1);
+	int app_send = fk_event_find(k, FK_EV_SEND, QUIC_CRYPTO_APP, -1, 0);
+	const char *who = k->is_server ? "server" : "client";
+
+	if (rx < 0 || tx < 0 || !(rx < tx) || tx != last_secret) {
+		snprintf(why, whylen, "%s: APP secrets not installed rx, tx, last", who);
+		return 0;
+	}
+	if (alpn > rx) {
+		snprintf(why, whylen, "%s: ALPN set after the APP secrets", who);
+		return 0;
+	}
+	if (app_send >= 0 && app_send < tx) {
+		snprintf(why, whylen, "%s: APP data sent before the APP keys", who);
+		return 0;
+	}
+	if (!k->is_server) {
+		int fin = fk_event_find(k, FK_EV_SEND, QUIC_CRYPTO_HANDSHAKE, -1, 1);
+
+		if (fin < 0 || fin > rx) {
+			snprintf(why, whylen, "client: Finished not sent before the APP secrets");
+			return 0;
+		}
+	} else if (!k->events[rx].hs_recvd ||
+		   k->events[rx].hs_recvd != k->events[rx].peer_hs_sent) {
+		snprintf(why, whylen, "server: APP secrets before the client's Finished arrived");
+		return 0;
+	}
+	return 1;
+}
+
+static int tp_ok(struct conn *cn)
+{
+	return cn->c->tp_set_count == 1 && cn->s->tp_set_count == 1 &&
+	       cn->c->tp_peer_len == cn->s->tp_local_len &&
+	       !memcmp(cn->c->tp_peer, cn->s->tp_local, cn->s->tp_local_len) &&
+	       cn->s->tp_peer_len == cn->c->tp_local_len &&
+	       !memcmp(cn->s->tp_peer, cn->c->tp_local, cn->c->tp_local_len);
+}
+
+/* The usual assertions on a connection that should have worked. */
+static void check_success(struct conn *cn, const char *name, int type,
+			  const char *alpn)
+{
+	char why[160] = "";
+	int good;
+
+	ok(cn->cli.ret == 0 && cn->srv.ret == 0 && cn->c->established &&
+	   cn->s->established, "%s: handshake completes on both sides", name);
+	if (cn->cli.ret || cn->srv.ret)
+		diag("client %d (%s), server %d (%s)", cn->cli.ret, strerror(-cn->cli.ret),
+		     cn->srv.ret, strerror(-cn->srv.ret));
+
+	good = secrets_match(cn, QUIC_CRYPTO_HANDSHAKE, type, why, sizeof(why)) &&
+	       secrets_match(cn, QUIC_CRYPTO_APP, type, why, sizeof(why));
+	ok(good, "%s: each send secret equals the peer's receive secret, type %d",
+	   name, type);
+	if (!good)
+		diag("%s", why);
+
+	good = app_order_ok(cn->c, why, sizeof(why)) &&
+	       app_order_ok(cn->s, why, sizeof(why));
+	ok(good, "%s: APP secrets installed after completion, receive then send", name);
+	if (!good)
+		diag("%s", why);
+
+	ok(tp_ok(cn), "%s: each side got exactly the other's transport parameters", name);
+
+	if (alpn)
+		good = !strcmp(cn->c->alpn_selected, alpn) &&
+		       !strcmp(cn->s->alpn_selected, alpn) &&
+		       cn->c->alpn_set_count == 1 && cn->s->alpn_set_count == 1;
+	else
+		good = !cn->c->alpn_set_count && !cn->s->alpn_set_count;
+	ok(good, "%s: ALPN %s set with QUIC_SOCKOPT_ALPN on both sides", name,
+	   alpn ? alpn : "(none)");
+	if (!good)
+		diag("client '%s' x%d, server '%s' x%d", cn->c->alpn_selected,
+		     cn->c->alpn_set_count, cn->s->alpn_selected, cn->s->alpn_set_count);
+
+	if (cn->c->violations || cn->s->violations || cn->c->close_set ||
+	    cn->s->close_set)
+		diag("violations: client %d '%s', server %d '%s'; close %d/%d",
+		     cn->c->violations, cn->c->violation, cn->s->violations,
+		     cn->s->violation, cn->c->close_set, cn->s->close_set);
+	if (cn->c->violations || cn->s->violations || cn->c->close_set ||
+	    cn->s->close_set)
+		ok(0, "%s: no kernel contract violation and no close", name);
+}
+
+/* A connection that must fail: the side that detects it (fk) returns
+ * -want and closed with errcode CRYPTO + alert (alert < 0: any alert);
+ * the other side fails too; nobody reaches ESTABLISHED.
+ */
+static void check_failure(struct conn *cn, const char *name, int server_detects,
+			  int want, int alert)
+{
+	struct fk_sock *k = server_detects ? cn->s : cn->c;
+	struct side *sd = server_detects ? &cn->srv : &cn->cli;
+	struct side *other = server_detects ? &cn->cli : &cn->srv;
+	uint32_t code = k->close.errcode;
+	int good;
+
+	good = sd->ret == -want && (other->mode == MODE_NONE || other->ret < 0) &&
+	       !cn->c->established && !cn->s->established;
+	ok(good, "%s: fails with %s on the %s, the peer fails too", name,
+	   strerror(want), server_detects ? "server" : "client");
+	if (!good)
+		diag("client %d (%s), server %d (%s)", cn->cli.ret, strerror(-cn->cli.ret),
+		     cn->srv.ret, strerror(-cn->srv.ret));
+
+	good = k->close_set && code >= QUIC_TRANSPORT_ERROR_CRYPTO &&
+	       code <= QUIC_TRANSPORT_ERROR_CRYPTO + 0xff &&
+	       (alert < 0 || code == QUIC_TRANSPORT_ERROR_CRYPTO + (uint32_t)alert);
+	ok(good, "%s: CONNECTION_CLOSE set with CRYPTO + alert %s", name,
+	   alert < 0 ? "(any)" : gnutls_alert_get_name(alert));
+	if (!good)
+		diag("close_set %d errcode 0x%x", k->close_set, code);
+}
+
+/* ---- tests ---- */
+
+static void test_cert(void)
+{
+	struct conn cn;
+
+	default_sides(&cn, MODE_SESSION, MODE_WRAPPER);
+	cn.cli.alpns = "h3,hq-interop";
+	cn.srv.alpns = "hq-interop,h3";
+	cn.cli.keep_session = 1;
+	conn_run(&cn);
+	check_success(&cn, "certificate", TLS_CIPHER_AES_GCM_128, "hq-interop");
+	ok(!strcmp(cn.cli.alpn, "hq-interop"),
+	   "certificate: quic_session_get_alpn returns the negotiated protocol");
+	ok(cn.c->hs_sent[QUIC_CRYPTO_INITIAL] && cn.c->hs_sent[QUIC_CRYPTO_HANDSHAKE] &&
+	   cn.s->hs_sent[QUIC_CRYPTO_INITIAL] && cn.s->hs_sent[QUIC_CRYPTO_HANDSHAKE] &&
+	   !cn.c->hs_sent[QUIC_CRYPTO_APP] && !fk_secret(cn.c, QUIC_CRYPTO_EARLY, 1),
+	   "certificate: handshake bytes flow at INITIAL and HANDSHAKE levels only");
+	conn_free(&cn);
+}
+
+static void test_suite(const char *cipher, int type)
+{
+	char prio[512], name[64];
+	struct conn cn;
+
+	snprintf(prio, sizeof(prio), "NORMAL:-VERS-ALL:+VERS-TLS1.3:-CIPHER-ALL:+%s:"
+		 "%%DISABLE_TLS13_COMPAT_MODE", cipher);
+	snprintf(name, sizeof(name), "suite %s", cipher);
+	default_sides(&cn, MODE_SESSION, MODE_WRAPPER);
+	cn.cli.priority = prio;
+	cn.cli.alpns = "h3";
+	cn.srv.alpns = "h3";
+	conn_run(&cn);
+	check_success(&cn, name, type, "h3");
+	conn_free(&cn);
+}
+
+static void test_group(void)
+{
+	struct conn cn;
+
+	/* the server only has P-256; the client sends X25519 and P-384 key
+	 * shares: HelloRetryRequest
+	 */
+	default_sides(&cn, MODE_SESSION, MODE_SESSION);
+	cn.cli.priority = QUIC_PRIORITY ":-GROUP-ALL:+GROUP-X25519:+GROUP-SECP384R1:"
+			  "+GROUP-SECP256R1";
+	cn.srv.priority = QUIC_PRIORITY ":-GROUP-ALL:+GROUP-SECP256R1";
+	conn_run(&cn);
+	check_success(&cn, "P-256 server", TLS_CIPHER_AES_GCM_128, NULL);
+	ok(cn.cli.ret == 0 && cn.cli.group == GNUTLS_GROUP_SECP256R1,
+	   "P-256 server: the group is secp256r1");
+	ok(fk_event_find(cn.c, FK_EV_SEND, QUIC_CRYPTO_INITIAL, -1, 1) >
+	   fk_event_find(cn.c, FK_EV_SEND, QUIC_CRYPTO_INITIAL, -1, 0),
+	   "P-256 server: after a HelloRetryRequest (two ClientHellos)");
+	conn_free(&cn);
+}
+
+static void test_psk(void)
+{
+	struct conn cn;
+
+	default_sides(&cn, MODE_WRAPPER, MODE_WRAPPER);
+	cn.cli.psk = path("psk.txt");
+	cn.srv.psk = path("psk.txt");
+	cn.cli.host = NULL;
+	cn.cli.alpns = "hq-interop";
+	cn.srv.alpns = "hq-interop";
+	conn_run(&cn);
+	check_success(&cn, "PSK", TLS_CIPHER_AES_GCM_128, "hq-interop");
+	conn_free(&cn);
+
+	default_sides(&cn, MODE_WRAPPER, MODE_WRAPPER);
+	cn.cli.psk = path("psk-wrong.txt");
+	cn.srv.psk = path("psk.txt");
+	cn.cli.alpns = "hq-interop";
+	cn.srv.alpns = "hq-interop";
+	conn_run(&cn);
+	check_failure(&cn, "PSK with the wrong key", 1, EKEYREJECTED, -1);
+	conn_free(&cn);
+
+	ok(quic_client_handshake(0, path("missing-psk.txt"), NULL, NULL) == -ENOENT,
+	   "PSK: a missing PSK file gives -ENOENT");
+	ok(quic_client_handshake(0, path("ca.pem"), NULL, NULL) == -EINVAL,
+	   "PSK: a malformed PSK file gives -EINVAL");
+}
+
+static int saw_cert_message;
+
+static void log_capture(int level, const char *msg)
+{
+	if (level == QUIC_LOG_ERROR && strstr(msg, "certificate verification failed"))
+		saw_cert_message = 1;
+}
+
+static void test_verify(void)
+{
+	struct conn cn;
+
+	quic_set_log_func(log_capture);
+	default_sides(&cn, MODE_SESSION, MODE_WRAPPER);
+	cn.cli.host = "wrong.example";
+	conn_run(&cn);
+	check_failure(&cn, "wrong host name", 0, EKEYREJECTED, GNUTLS_A_BAD_CERTIFICATE);
+	ok(saw_cert_message, "wrong host name: the log function got the reason");
+	conn_free(&cn);
+	quic_set_log_func(NULL);
+
+	default_sides(&cn, MODE_SESSION, MODE_WRAPPER);
+	cn.cli.ca = path("other-ca.pem");
+	conn_run(&cn);
+	check_failure(&cn, "untrusted CA", 0, EKEYREJECTED, GNUTLS_A_UNKNOWN_CA);
+	conn_free(&cn);
+
+	/* quic_client_handshake always verifies, against the system store */
+	default_sides(&cn, MODE_WRAPPER, MODE_WRAPPER);
+	conn_run(&cn);
+	check_failure(&cn, "system trust store, test CA", 0, EKEYREJECTED,
+		      GNUTLS_A_UNKNOWN_CA);
+	conn_free(&cn);
+
+	ok(quic_client_handshake(0, NULL, NULL, "h3") == -EINVAL,
+	   "quic_client_handshake without host name or PSK gives -EINVAL");
+}
+
+static void test_alpn(void)
+{
+	struct conn cn;
+
+	default_sides(&cn, MODE_SESSION, MODE_WRAPPER);
+	cn.cli.alpns = "h3";
+	cn.srv.alpns = "hq-interop";
+	conn_run(&cn);
+	check_failure(&cn, "no common ALPN", 1, EPROTO, GNUTLS_A_NO_APPLICATION_PROTOCOL);
+	conn_free(&cn);
+}
+
+/* The socket's ALPN list is used when alpns is NULL. */
+static void test_alpn_socket(void)
+{
+	struct fk_sock *c, *s;
+	struct side cli, srv;
+	pthread_t tc, ts;
+
+	if (fk_pair(&c, &s))
+		abort();
+	memcpy(s->alpn_preset, "foo,hq-interop", 14);
+	s->alpn_preset_len = 14;
+	memset(&cli, 0, sizeof(cli));
+	memset(&srv, 0, sizeof(srv));
+	cli.mode = MODE_SESSION;
+	cli.fd = c->fd;
+	cli.ca = path("ca.pem");
+	cli.host = "localhost";
+	cli.alpns = "hq-interop";
+	srv.mode = MODE_WRAPPER;
+	srv.server = 1;
+	srv.fd = s->fd;
+	srv.cert = path("server.pem");
+	srv.key = path("server.key");
+	pthread_create(&ts, NULL, side_run, &srv);
+	pthread_create(&tc, NULL, side_run, &cli);
+	pthread_join(tc, NULL);
+	pthread_join(ts, NULL);
+	ok(cli.ret == 0 && srv.ret == 0 && !strcmp(s->alpn_selected, "hq-interop") &&
+	   !strcmp(c->alpn_selected, "hq-interop"),
+	   "ALPN: with alpns NULL the server uses the socket's QUIC_SOCKOPT_ALPN list");
+	fk_pair_free(c, s);
+}
+
+static void test_tp_rejected(void)
+{
+	struct fk_sock *c, *s;
+	struct side cli, srv;
+	pthread_t tc, ts;
+
+	if (fk_pair(&c, &s))
+		abort();
+	s->fail_tp_set = EINVAL;
+	memset(&cli, 0, sizeof(cli));
+	memset(&srv, 0, sizeof(srv));
+	cli.mode = MODE_SESSION;
+	cli.fd = c->fd;
+	cli.ca = path("ca.pem");
+	cli.host = "localhost";
+	srv.mode = MODE_WRAPPER;
+	srv.server = 1;
+	srv.fd = s->fd;
+	srv.cert = path("server.pem");
+	srv.key = path("server.key");
+	set_timeout(c->fd, 10);
+	pthread_create(&ts, NULL, side_run, &srv);
+	pthread_create(&tc, NULL, side_run, &cli);
+	pthread_join(tc, NULL);
+	pthread_join(ts, NULL);
+	ok(srv.ret == -EINVAL && cli.ret < 0 && s->close_set &&
+	   s->close.errcode == QUIC_TRANSPORT_ERROR_TRANSPORT_PARAM && !s->established,
+	   "transport parameters rejected by the kernel: -EINVAL, TRANSPORT_PARAMETER_ERROR");
+	if (!(srv.ret == -EINVAL && s->close_set))
+		diag("server %d close %d 0x%x", srv.ret, s->close_set, s->close.errcode);
+	fk_pair_free(c, s);
+}
+
+static void test_timeout(void)
+{
+	struct timespec t0, t1;
+	struct conn cn;
+	double sec;
+
+	default_sides(&cn, MODE_SESSION, MODE_NONE);
+	if (fk_pair(&cn.c, &cn.s))
+		abort();
+	cn.cli.fd = cn.c->fd;
+	set_timeout(cn.c->fd, 1);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	side_run(&cn.cli);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	sec = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	ok(cn.cli.ret == -ETIMEDOUT && sec >= 0.9 && sec < 5,
+	   "no server: -ETIMEDOUT after SO_RCVTIMEO (%.1f s)", sec);
+	fk_pair_free(cn.c, cn.s);
+}
+
+static void test_resumption(void)
+{
+	uint8_t data[8192];
+	size_t len = 0;
+	struct conn cn, cn2;
+	int ret;
+
+	default_sides(&cn, MODE_SESSION, MODE_WRAPPER);
+	cn.cli.keep_session = 1;
+	cn.cli.alpns = "h3";
+	cn.srv.alpns = "h3";
+	conn_run(&cn);
+	ok(cn.cli.ret == 0 && cn.c->ticket_len > 0 &&
+	   cn.s->hs_sent[QUIC_CRYPTO_APP] == cn.c->ticket_len,
+	   "resumption: the server's NewSessionTicket went out at APP level after its keys");
+	ret = quic_session_get_data(cn.cli.session, NULL, &len);
+	ok(ret == 0 && len > 0 && len <= sizeof(data) &&
+	   quic_session_get_data(cn.cli.session, data, &len) == 0,
+	   "resumption: quic_session_get_data returns session data (%zu bytes)", len);
+	conn_free(&cn);
+
+	default_sides(&cn2, MODE_SESSION, MODE_WRAPPER);
+	cn2.cli.data = data;
+	cn2.cli.data_len = len;
+	cn2.cli.alpns = "h3";
+	cn2.srv.alpns = "h3";
+	conn_run(&cn2);
+	check_success(&cn2, "resumed", TLS_CIPHER_AES_GCM_128, "h3");
+	ok(cn2.cli.resumed, "resumed: GnuTLS reports the session resumed");
+	conn_free(&cn2);
+
+	/* quic_client_handshake takes session data from the socket */
+	default_sides(&cn2, MODE_NONE, MODE_NONE);
+	if (fk_pair(&cn2.c, &cn2.s))
+		abort();
+	memcpy(cn2.c->ticket, data, len);
+	cn2.c->ticket_len = len;
+	{
+		struct side cli = { .mode = MODE_WRAPPER, .fd = cn2.c->fd,
+				    .host = "localhost", .alpns = "h3" };
+		struct side srv = { .mode = MODE_WRAPPER, .server = 1, .fd = cn2.s->fd,
+				    .cert = path("server.pem"), .key = path("server.key"),
+				    .alpns = "h3" };
+		pthread_t tc, ts;
+
+		pthread_create(&ts, NULL, side_run, &srv);
+		pthread_create(&tc, NULL, side_run, &cli);
+		pthread_join(tc, NULL);
+		pthread_join(ts, NULL);
+		ok(cli.ret == 0 && srv.ret == 0 && cn2.c->established,
+		   "resumption: quic_client_handshake resumes with QUIC_SOCKOPT_SESSION_TICKET data");
+		if (cli.ret || srv.ret)
+			diag("client %d server %d", cli.ret, srv.ret);
+	}
+	fk_pair_free(cn2.c, cn2.s);
+}
+
+/* Both sides driven through the step API in this one thread; the bytes
+ * move directly between the steps, the fake kernel only sees setsockopts.
+ */
+static void test_step_api(void)
+{
+	gnutls_certificate_credentials_t ccred, scred;
+	struct quic_handshake_step *cs = NULL, *ss = NULL;
+	gnutls_session_t cli, srv;
+	struct fk_sock *c, *s;
+	int cerr, serr, rounds = 0, sends = 0;
+	char why[160] = "";
+	struct conn cn;
+
+	if (fk_pair(&c, &s))
+		abort();
+	gnutls_certificate_allocate_credentials(&ccred);
+	gnutls_certificate_allocate_credentials(&scred);
+	gnutls_certificate_set_x509_trust_file(ccred, path("ca.pem"), GNUTLS_X509_FMT_PEM);
+	gnutls_certificate_set_x509_key_file(scred, path("server.pem"), path("server.key"),
+					     GNUTLS_X509_FMT_PEM);
+	gnutls_init(&cli, GNUTLS_CLIENT | GNUTLS_NO_END_OF_EARLY_DATA);
+	gnutls_init(&srv, GNUTLS_SERVER | GNUTLS_NO_END_OF_EARLY_DATA);
+	gnutls_credentials_set(cli, GNUTLS_CRD_CERTIFICATE, ccred);
+	gnutls_credentials_set(srv, GNUTLS_CRD_CERTIFICATE, scred);
+	gnutls_priority_set_direct(cli, QUIC_PRIORITY ":-CIPHER-ALL:+CHACHA20-POLY1305", NULL);
+	gnutls_priority_set_direct(srv, QUIC_PRIORITY, NULL);
+	gnutls_session_set_verify_cert(cli, "localhost", 0);
+	quic_session_set_alpn(cli, "hq-interop", 10);
+	quic_session_set_alpn(srv, "hq-interop", 10);
+	gnutls_transport_set_int(cli, c->fd);
+	gnutls_transport_set_int(srv, s->fd);
+
+	serr = quic_handshake_init(srv, &ss);
+	cerr = quic_handshake_init(cli, &cs);
+	ok(!cerr && !serr && cs && ss && cs->op == QUIC_HANDSHAKE_STEP_SEND &&
+	   cs->level == QUIC_CRYPTO_INITIAL && ss->op == QUIC_HANDSHAKE_STEP_RECV,
+	   "step API: the client starts with SEND at INITIAL, the server with RECV");
+
+	/* deliver a SEND of one side into the other's RECV */
+	while (!cerr && !serr && rounds++ < 100 &&
+	       (cs->op != QUIC_HANDSHAKE_STEP_DONE || ss->op != QUIC_HANDSHAKE_STEP_DONE)) {
+		struct quic_handshake_step **from = NULL, **to = NULL;
+		gnutls_session_t fs = NULL, ts = NULL;
+
+		if (cs->op == QUIC_HANDSHAKE_STEP_SEND && ss->op == QUIC_HANDSHAKE_STEP_RECV) {
+			from = &cs; to = &ss; fs = cli; ts = srv;
+		} else if (ss->op == QUIC_HANDSHAKE_STEP_SEND &&
+			   cs->op == QUIC_HANDSHAKE_STEP_RECV) {
+			from = &ss; to = &cs; fs = srv; ts = cli;
+		} else if (ss->op == QUIC_HANDSHAKE_STEP_SEND &&
+			   cs->op == QUIC_HANDSHAKE_STEP_DONE &&
+			   ss->level == QUIC_CRYPTO_APP) {
+			/* the ticket after the client is done: drop it */
+			serr = quic_handshake_step(srv, &ss);
+			continue;
+		} else {
+			break;
+		}
+		if ((*from)->len > (*to)->len)
+			break;
+		memcpy((*to)->data, (*from)->data, (*from)->len);
+		(*to)->len = (*from)->len;
+		(*to)->level = (*from)->level;
+		sends++;
+		if (fs == cli)
+			cerr = quic_handshake_step(fs, from);
+		else
+			serr = quic_handshake_step(fs, from);
+		if (ts == cli)
+			cerr = quic_handshake_step(ts, to);
+		else
+			serr = quic_handshake_step(ts, to);
+	}
+	ok(!cerr && !serr && cs && ss && cs->op == QUIC_HANDSHAKE_STEP_DONE &&
+	   ss->op == QUIC_HANDSHAKE_STEP_DONE && c->established && s->established,
+	   "step API: both sides reach DONE in one thread (%d messages)", sends);
+	if (cerr || serr)
+		diag("client %d server %d", cerr, serr);
+	memset(&cn, 0, sizeof(cn));
+	cn.c = c;
+	cn.s = s;
+	ok(secrets_match(&cn, QUIC_CRYPTO_HANDSHAKE, TLS_CIPHER_CHACHA20_POLY1305, why, sizeof(why)) &&
+	   secrets_match(&cn, QUIC_CRYPTO_APP, TLS_CIPHER_CHACHA20_POLY1305, why, sizeof(why)) &&
+	   !strcmp(c->alpn_selected, "hq-interop"),
+	   "step API: secrets match (ChaCha20-Poly1305) and ALPN set");
+	if (why[0])
+		diag("%s", why);
+	quic_handshake_deinit(cli);
+	quic_handshake_deinit(srv);
+	ok(quic_handshake_step(cli, &cs) == -EINVAL,
+	   "step API: quic_handshake_step after deinit gives -EINVAL");
+	gnutls_deinit(cli);
+	gnutls_deinit(srv);
+	gnutls_certificate_free_credentials(ccred);
+	gnutls_certificate_free_credentials(scred);
+	fk_pair_free(c, s);
+}
+
+/* A TLS client that does not send quic_transport_parameters. */
+static int raw_msg(gnutls_session_t session, gnutls_record_encryption_level_t level,
+		   gnutls_handshake_description_t htype, const void *data, size_t size)
+{
+	struct fk_sock *c = gnutls_session_get_ptr(session);
+	struct quic_handshake_info info = {
+		.crypto_level = level == GNUTLS_ENCRYPTION_LEVEL_INITIAL ?
+				QUIC_CRYPTO_INITIAL : QUIC_CRYPTO_HANDSHAKE,
+	};
+	char cbuf[CMSG_SPACE(sizeof(info))];
+	struct iovec iov = { (void *)data, size };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+			      .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
+
+	(void)htype;
+	cmsg->cmsg_level = SOL_QUIC;
+	cmsg->cmsg_type = QUIC_HANDSHAKE_INFO;
+	cmsg->cmsg_len = CMSG_LEN(sizeof(info));
+	memcpy(CMSG_DATA(cmsg), &info, sizeof(info));
+	return sendmsg(c->fd, &msg, 0) < 0 ? -1 : 0;
+}
+
+static void *missing_tp_server(void *arg)
+{
+	struct side *sd = arg;
+
+	sd->ret = quic_server_handshake(sd->fd, sd->key, sd->cert, NULL);
+	return NULL;
+}
+
+static void test_missing_tp(void)
+{
+	gnutls_certificate_credentials_t cred;
+	gnutls_session_t session;
+	struct fk_sock *c, *s;
+	struct side srv;
+	pthread_t ts;
+
+	if (fk_pair(&c, &s))
+		abort();
+	memset(&srv, 0, sizeof(srv));
+	srv.fd = s->fd;
+	srv.cert = path("server.pem");
+	srv.key = path("server.key");
+	set_timeout(s->fd, 5);
+	pthread_create(&ts, NULL, missing_tp_server, &srv);
+
+	gnutls_certificate_allocate_credentials(&cred);
+	gnutls_init(&session, GNUTLS_CLIENT);
+	gnutls_credentials_set(session, GNUTLS_CRD_CERTIFICATE, cred);
+	gnutls_priority_set_direct(session, QUIC_PRIORITY, NULL);
+	gnutls_session_set_ptr(session, c);
+	gnutls_handshake_set_read_function(session, raw_msg);
+	gnutls_handshake(session);	/* writes the ClientHello, then EAGAIN */
+	pthread_join(ts, NULL);
+	ok(srv.ret == -EPROTO && s->close_set &&
+	   s->close.errcode == QUIC_TRANSPORT_ERROR_CRYPTO + GNUTLS_A_MISSING_EXTENSION,
+	   "a client without quic_transport_parameters gets missing_extension");
+	if (srv.ret != -EPROTO)
+		diag("server %d close 0x%x", srv.ret, s->close.errcode);
+	gnutls_deinit(session);
+	gnutls_certificate_free_credentials(cred);
+	fk_pair_free(c, s);
+}
+
+static void test_stream_msgs(void)
+{
+	struct fk_sock *c, *s;
+	char buf[64];
+	int64_t sid = 0;
+	uint32_t flags;
+	ssize_t n;
+
+	if (fk_pair(&c, &s))
+		abort();
+	n = quic_sendmsg(c->fd, "GET /index.html\r\n", 17, -1,
+			 MSG_QUIC_STREAM_NEW | MSG_QUIC_STREAM_FIN);
+	ok(n == 17 && c->last_sinfo.stream_id == -1 &&
+	   c->last_sinfo.stream_flags == (MSG_QUIC_STREAM_NEW | MSG_QUIC_STREAM_FIN) &&
+	   c->last_send_flags == (MSG_QUIC_STREAM_NEW | MSG_QUIC_STREAM_FIN),
+	   "quic_sendmsg: QUIC_STREAM_INFO cmsg {-1, NEW|FIN} and the flags");
+
+	/* the fake returns the id the sender gave; fix it as a kernel would */
+	flags = 0;
+	n = quic_recvmsg(s->fd, buf, 4, &sid, &flags);
+	ok(n == 4 && !memcmp(buf, "GET ", 4) && sid == -1 && !(flags & MSG_QUIC_STREAM_FIN),
+	   "quic_recvmsg: a partial read has no FIN");
+	flags = 0;
+	n = quic_recvmsg(s->fd, buf, sizeof(buf), &sid, &flags);
+	ok(n == 13 && !memcmp(buf, "/index.html\r\n", 13) && (flags & MSG_QUIC_STREAM_FIN),
+	   "quic_recvmsg: the last chunk reports MSG_QUIC_STREAM_FIN");
+	flags = MSG_DONTWAIT;
+	n = quic_recvmsg(s->fd, buf, sizeof(buf), &sid, &flags);
+	ok(n == -EAGAIN, "quic_recvmsg: *flags in (MSG_DONTWAIT), errors as -errno");
+	n = quic_sendmsg(c->fd, "x", 1, 4, MSG_DONTWAIT | MSG_QUIC_STREAM_DONTWAIT);
+	ok(n == 1 && c->last_sinfo.stream_id == 4 &&
+	   c->last_sinfo.stream_flags == MSG_QUIC_STREAM_DONTWAIT &&
+	   c->last_send_flags == (MSG_DONTWAIT | MSG_QUIC_STREAM_DONTWAIT),
+	   "quic_sendmsg: stream id passed; only stream bits in the cmsg, all in flags");
+	fk_pair_free(c, s);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s DIR\n", argv[0]);
+		return 2;
+	}
+	dir = argv[1];
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	test_cert();
+	test_suite("AES-128-GCM", TLS_CIPHER_AES_GCM_128);
+	test_suite("AES-256-GCM", TLS_CIPHER_AES_GCM_256);
+	test_suite("CHACHA20-POLY1305", TLS_CIPHER_CHACHA20_POLY1305);
+	test_group();
+	test_psk();
+	test_verify();
+	test_alpn();
+	test_alpn_socket();
+	test_tp_rejected();
+	test_missing_tp();
+	test_timeout();
+	test_resumption();
+	test_step_api();
+	test_stream_msgs();
+
+	printf("1..%d\n", test_no);
+	return failures ? 1 : 0;
+}

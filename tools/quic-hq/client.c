@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * quic-hq client: every URL over one connection, one bidirectional stream
+ * each ("GET /path\r\n" + FIN), the answer is the file up to the FIN.
+ *
+ * One poll loop over the one socket: open streams while fewer than
+ * HQ_INFLIGHT are running, and hand each received chunk to the transfer of
+ * its stream id; a chunk with MSG_QUIC_STREAM_FIN completes it, a stream
+ * reset (QUIC_EVENT_STREAM_UPDATE) fails it.
+ */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <netinet/quic.h>
+
+#include "hq.h"
+
+#define HQ_INFLIGHT	64
+#define HQ_IDLE_MS	30000
+
+enum xfer_state { XFER_WAITING, XFER_RUNNING, XFER_DONE, XFER_FAILED };
+
+struct xfer {
+	enum xfer_state state;
+	int64_t sid;
+	int out;
+	uint64_t bytes;
+};
+
+static int connect_to(const struct hq_url *u)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_DGRAM }, *res, *ai;
+	int fd = -1, ret;
+
+	ret = getaddrinfo(u->host, u->port, &hints, &res);
+	if (ret) {
+		fprintf(stderr, "quic-hq: %s: %s\n", u->host, gai_strerror(ret));
+		return -1;
+	}
+	for (ai = res; ai; ai = ai->ai_next) {
+		fd = socket(ai->ai_family, SOCK_DGRAM, IPPROTO_QUIC);
+		if (fd < 0)
+			continue;
+		if (!connect(fd, ai->ai_addr, ai->ai_addrlen))
+			break;
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(res);
+	if (fd < 0)
+		fprintf(stderr, "quic-hq: cannot connect to %s port %s: %s\n",
+			u->host, u->port, strerror(errno));
+	return fd;
+}
+
+static int handshake(int fd, const struct hq_client_opts *o)
+{
+	gnutls_certificate_credentials_t cred = NULL;
+	const char *host = o->urls[0].host;
+	unsigned char addr[16];
+	gnutls_session_t session;
+	int ret;
+
+	ret = gnutls_init(&session, GNUTLS_CLIENT | GNUTLS_NO_END_OF_EARLY_DATA);
+	if (ret < 0)
+		goto gnutls_err;
+	ret = gnutls_certificate_allocate_credentials(&cred);
+	if (ret >= 0 && o->ca)
+		ret = gnutls_certificate_set_x509_trust_file(cred, o->ca,
+							     GNUTLS_X509_FMT_PEM);
+	else if (ret >= 0 && !o->insecure)
+		ret = gnutls_certificate_set_x509_system_trust(cred);
+	if (ret >= 0)
+		ret = gnutls_credentials_set(session, GNUTLS_CRD_CERTIFICATE, cred);
+	if (ret >= 0)
+		ret = gnutls_priority_set_direct(session, QUIC_PRIORITY, NULL);
+	if (ret >= 0 && inet_pton(AF_INET, host, addr) != 1 &&
+	    inet_pton(AF_INET6, host, addr) != 1)
+		ret = gnutls_server_name_set(session, GNUTLS_NAME_DNS, host,
+					     strlen(host));
+	if (ret < 0)
+		goto gnutls_err;
+	if (!o->insecure)
+		gnutls_session_set_verify_cert(session, host, 0);
+	ret = quic_session_set_alpn(session, HQ_ALPN, strlen(HQ_ALPN));
+	if (ret) {
+		fprintf(stderr, "quic-hq: ALPN: %s\n", strerror(-ret));
+		goto out;
+	}
+	gnutls_transport_set_int(session, fd);
+	ret = quic_handshake(session);
+	if (ret)
+		fprintf(stderr, "quic-hq: handshake failed: %s\n", strerror(-ret));
+out:
+	gnutls_deinit(session);
+	gnutls_certificate_free_credentials(cred);
+	return ret;
+gnutls_err:
+	fprintf(stderr, "quic-hq: TLS setup: %s\n", gnutls_strerror(ret));
+	if (cred)
+		gnutls_certificate_free_credentials(cred);
+	return -1;
+}
+
+/* Open the next stream and send its request. */
+static int start(int fd, const struct hq_client_opts *o, int i, struct xfer *x)
+{
+	struct quic_stream_info si = { .stream_id = -1, .stream_flags = 0 };
+	socklen_t len = sizeof(si);
+	char req[HQ_PATH_MAX + 16], file[4096];
+	ssize_t n;
+	int rlen;
+
+	if (getsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_STREAM_OPEN, &si, &len) < 0)
+		return -errno;	/* EAGAIN: no stream credit now */
+	snprintf(file, sizeof(file), "%s/%s", o->out, o->names[i]);
+	x->out = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (x->out < 0) {
+		fprintf(stderr, "quic-hq: %s: %s\n", file, strerror(errno));
+		return -errno;
+	}
+	rlen = snprintf(req, sizeof(req), "GET %s\r\n", o->urls[i].path);
+	n = quic_sendmsg(fd, req, (size_t)rlen, si.stream_id, MSG_QUIC_STREAM_FIN);
+	if (n != rlen) {
+		fprintf(stderr, "quic-hq: sending the request for %s: %s\n",
+			o->urls[i].path, n < 0 ? strerror((int)-n) : "short write");
+		close(x->out);
+		x->out = -1;
+		return n < 0 ? (int)n : -EIO;
+	}
+	x->sid = si.stream_id;
+	x->state = XFER_RUNNING;
+	return 0;
+}
+
+static struct xfer *find(struct xfer *x, int n, int64_t sid)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (x[i].state == XFER_RUNNING && x[i].sid == sid)
+			return &x[i];
+	return NULL;
+}
+
+static void finish(struct xfer *x, enum xfer_state state, int *inflight)
+{
+	if (x->out >= 0 && close(x->out) < 0)
+		state = XFER_FAILED;
+	x->out = -1;
+	x->state = state;
+	(*inflight)--;
+}
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* One notification: a reset stream fails its transfer. */
+static void event(char *buf, ssize_t n, struct xfer *x, int nx, int *inflight)
+{
+	struct quic_stream_update up;
+	struct xfer *t;
+
+	if (n < 1 + (ssize_t)sizeof(up) || buf[0] != QUIC_EVENT_STREAM_UPDATE)
+		return;
+	memcpy(&up, buf + 1, sizeof(up));
+	if (up.state != QUIC_STREAM_RECV_STATE_RESET_RECVD)
+		return;
+	t = find(x, nx, up.id);
+	if (t) {
+		fprintf(stderr, "quic-hq: stream %lld reset by the server (error %u)\n",
+			(long long)up.id, up.errcode);
+		finish(t, XFER_FAILED, inflight);
+	}
+}
+
+int hq_client(struct hq_client_opts *o)
+{
+	struct quic_event_option ev = { QUIC_EVENT_STREAM_UPDATE, 1 };
+	int fd, i, next = 0, inflight = 0, done = 0, failed = 0, ret = 1;
+	static char buf[65536];
+	uint64_t bytes = 0;
+	struct xfer *x;
+	double t0 = hq_now();
+
+	x = calloc((size_t)o->nurls, sizeof(*x));
+	if (!x)
+		return 1;
+	for (i = 0; i < o->nurls; i++)
+		x[i].out = -1;
+	fd = connect_to(&o->urls[0]);
+	if (fd < 0 || handshake(fd, o))
+		goto out;
+	setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_EVENT, &ev, sizeof(ev));
+
+	while (done < o->nurls) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		uint32_t flags = MSG_DONTWAIT;
+		int64_t sid = -1;
+		struct xfer *t;
+		ssize_t n;
+		int err;
+
+		while (next < o->nurls && inflight < HQ_INFLIGHT) {
+			err = start(fd, o, next, &x[next]);
+			if (err == -EAGAIN && inflight)
+				break;		/* wait for streams to finish */
+			if (err) {
+				x[next].state = XFER_FAILED;
+				done++;
+				next++;
+				continue;
+			}
+			next++;
+			inflight++;
+		}
+		if (done == o->nurls)
+			break;
+		n = poll(&pfd, 1, HQ_IDLE_MS);
+		if (n == 0) {
+			fprintf(stderr, "quic-hq: no data for %d s, giving up\n",
+				HQ_IDLE_MS / 1000);
+			break;
+		}
+		if (n < 0 && errno != EINTR)
+			break;
+		n = quic_recvmsg(fd, buf, sizeof(buf), &sid, &flags);
+		if (n == -EAGAIN || n == -EINTR)
+			continue;
+		if (n < 0) {
+			fprintf(stderr, "quic-hq: connection: %s\n", strerror((int)-n));
+			break;
+		}
+		if (flags & MSG_QUIC_NOTIFICATION) {
+			int before = inflight;
+
+			event(buf, n, x, o->nurls, &inflight);
+			done += before - inflight;
+			continue;
+		}
+		if (flags & MSG_QUIC_DATAGRAM)
+			continue;
+		if (!n && !(flags & MSG_QUIC_STREAM_FIN) && sid < 0) {
+			fprintf(stderr, "quic-hq: connection closed by the server\n");
+			break;
+		}
+		t = find(x, o->nurls, sid);
+		if (!t)
+			continue;	/* not ours (or already failed) */
+		if (n && write_all(t->out, buf, (size_t)n)) {
+			fprintf(stderr, "quic-hq: writing: %s\n", strerror(errno));
+			finish(t, XFER_FAILED, &inflight);
+			done++;
+			continue;
+		}
+		t->bytes += (uint64_t)n;
+		bytes += (uint64_t)n;
+		if (flags & MSG_QUIC_STREAM_FIN) {
+			finish(t, XFER_DONE, &inflight);
+			done++;
+		}
+	}
+
+	for (i = 0; i < o->nurls; i++) {
+		if (x[i].state == XFER_RUNNING)
+			finish(&x[i], XFER_FAILED, &inflight);
+		if (x[i].state != XFER_DONE) {
+			fprintf(stderr, "quic-hq: %s: incomplete\n", o->urls[i].path);
+			failed++;
+		}
+	}
+	printf("quic-hq client: %d/%d files, %llu bytes, %.3f s, %d streams\n",
+	       o->nurls - failed, o->nurls, (unsigned long long)bytes,
+	       hq_now() - t0, next);
+	ret = failed ? 1 : 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	for (i = 0; i < o->nurls; i++)
+		if (x[i].out >= 0)
+			close(x[i].out);
+	free(x);
+	return ret;
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* quic-hq: HTTP/0.9 over QUIC ("hq-interop"), client and server. */
+
+#ifndef QUIC_HQ_H
+#define QUIC_HQ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define HQ_ALPN		"hq-interop"
+#define HQ_MAX_URLS	1024
+#define HQ_PATH_MAX	1024
+#define HQ_HOST_MAX	256
+#define HQ_PORT_MAX	8
+
+struct hq_url {
+	char host[HQ_HOST_MAX];		/* without [] for IPv6 */
+	char port[HQ_PORT_MAX];		/* "443" when absent */
+	char path[HQ_PATH_MAX];		/* starts with '/' */
+};
+
+struct hq_client_opts {
+	const char *ca;			/* NULL: system trust store */
+	int insecure;
+	const char *out;		/* output directory */
+	int nurls;
+	struct hq_url urls[HQ_MAX_URLS];
+	char names[HQ_MAX_URLS][256];	/* output file names */
+};
+
+struct hq_server_opts {
+	char host[HQ_HOST_MAX];
+	char port[HQ_PORT_MAX];
+	const char *cert, *key, *root;
+};
+
+/* args.c: all return 0, or -1 with a message in err */
+int hq_parse_url(const char *s, struct hq_url *u, char *err, size_t errlen);
+int hq_parse_hostport(const char *s, char *host, char *port, char *err,
+		      size_t errlen);
+int hq_out_name(const char *path, char *name, size_t len);
+int hq_parse_request(const char *buf, size_t len, int fin, char *path,
+		     size_t pathlen);
+int hq_path_is_safe(const char *path);
+int hq_client_args(int argc, char **argv, struct hq_client_opts *o, char *err,
+		   size_t errlen);
+int hq_server_args(int argc, char **argv, struct hq_server_opts *o, char *err,
+		   size_t errlen);
+
+int hq_client(struct hq_client_opts *o);
+int hq_server(struct hq_server_opts *o);
+double hq_now(void);
+
+#endif /* QUIC_HQ_H */

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Host tests of quic-hq's argument, URL and request parsing (TAP). */
+
+#include <stdio.h>
+#include <string.h>
+
+#include "../hq.h"
+
+static int n, failed;
+
+static void ok(int cond, const char *name)
+{
+	n++;
+	if (!cond)
+		failed++;
+	printf("%sok %d - quic-hq: %s\n", cond ? "" : "not ", n, name);
+}
+
+static int url(const char *s, const char *host, const char *port, const char *path)
+{
+	struct hq_url u;
+	char err[256];
+
+	if (hq_parse_url(s, &u, err, sizeof(err)))
+		return !host;
+	return host && !strcmp(u.host, host) && !strcmp(u.port, port) &&
+	       !strcmp(u.path, path);
+}
+
+static int req(const char *s, int fin, int want, const char *path)
+{
+	char p[HQ_PATH_MAX];
+	int ret = hq_parse_request(s, strlen(s), fin, p, sizeof(p));
+
+	return ret == want && (ret != 1 || !strcmp(p, path));
+}
+
+static int name(const char *path, const char *want)
+{
+	char buf[256];
+
+	if (hq_out_name(path, buf, sizeof(buf)))
+		return !want;
+	return want && !strcmp(buf, want);
+}
+
+int main(void)
+{
+	static struct hq_client_opts co;
+	struct hq_server_opts so;
+	char err[256], host[HQ_HOST_MAX], port[HQ_PORT_MAX];
+
+	ok(url("https://example.org:4433/a/b.bin", "example.org", "4433", "/a/b.bin") &&
+	   url("https://example.org", "example.org", "443", "/") &&
+	   url("https://[::1]:443/x", "::1", "443", "/x") &&
+	   url("https://10.0.0.1:9/", "10.0.0.1", "9", "/"),
+	   "URLs with host, port, IPv6 and default port and path");
+	ok(url("http://example.org/", NULL, NULL, NULL) &&
+	   url("https://:443/", NULL, NULL, NULL) &&
+	   url("https://h:0/", NULL, NULL, NULL) &&
+	   url("https://h:65536/", NULL, NULL, NULL) &&
+	   url("https://h:12a/", NULL, NULL, NULL) &&
+	   url("https://::1/", NULL, NULL, NULL) &&
+	   url("https://[::1/", NULL, NULL, NULL) &&
+	   url("https://u@h/", NULL, NULL, NULL) &&
+	   url("https://h/a b", NULL, NULL, NULL),
+	   "bad URLs are refused");
+	ok(!hq_parse_hostport("0.0.0.0:4433", host, port, err, sizeof(err)) &&
+	   !strcmp(host, "0.0.0.0") && !strcmp(port, "4433") &&
+	   !hq_parse_hostport("[::]:443", host, port, err, sizeof(err)) &&
+	   !strcmp(host, "::") && !strcmp(port, "443") &&
+	   hq_parse_hostport("0.0.0.0", host, port, err, sizeof(err)) &&
+	   hq_parse_hostport(":::443", host, port, err, sizeof(err)),
+	   "--listen ADDR:PORT parsing");
+	ok(req("GET /index.html\r\n", 0, 1, "/index.html") &&
+	   req("GET /a/b\n", 0, 1, "/a/b") &&
+	   req("GET /x", 1, 1, "/x") &&
+	   req("GET /x", 0, 0, NULL) &&
+	   req("GE", 0, 0, NULL) &&
+	   req("POST /x\r\n", 0, -1, NULL) &&
+	   req("GET x\r\n", 0, -1, NULL) &&
+	   req("GET /a b\r\n", 0, -1, NULL) &&
+	   req("", 1, -1, NULL),
+	   "request lines");
+	ok(hq_path_is_safe("/a/b.txt") && hq_path_is_safe("/a/..b") &&
+	   hq_path_is_safe("/") && !hq_path_is_safe("/../etc/passwd") &&
+	   !hq_path_is_safe("/a/../../b") && !hq_path_is_safe("/a/..") &&
+	   !hq_path_is_safe("a") && !hq_path_is_safe("/a\\..\\b"),
+	   "paths escaping the root are refused");
+	ok(name("/a/b.bin", "b.bin") && name("/", "index.html") &&
+	   name("/dir/", "index.html") && name("/f?x=1", "f") && name("/..", NULL),
+	   "output file names");
+	{
+		char *a1[] = { "--ca", "ca.pem", "--out", "/tmp", "https://h:1/a",
+			       "https://h:1/b" };
+		char *a2[] = { "--ca", "ca.pem", "--insecure", "https://h/a" };
+		char *a3[] = { "https://h:1/a", "https://g:1/b" };
+		char *a4[] = { "https://h/x/a", "https://h/y/a" };
+		char *a5[] = { "--bogus", "https://h/a" };
+		char *a6[] = { "--out" };
+
+		ok(!hq_client_args(6, a1, &co, err, sizeof(err)) && co.nurls == 2 &&
+		   !strcmp(co.ca, "ca.pem") && !strcmp(co.out, "/tmp") &&
+		   !co.insecure && !strcmp(co.names[1], "b"),
+		   "client options and URLs");
+		ok(hq_client_args(4, a2, &co, err, sizeof(err)) &&
+		   hq_client_args(2, a3, &co, err, sizeof(err)) &&
+		   hq_client_args(2, a4, &co, err, sizeof(err)) &&
+		   hq_client_args(2, a5, &co, err, sizeof(err)) &&
+		   hq_client_args(1, a6, &co, err, sizeof(err)) &&
+		   hq_client_args(0, a6, &co, err, sizeof(err)),
+		   "client: --ca with --insecure, two hosts, same file twice, "
+		   "unknown option, missing value, no URL are refused");
+	}
+	{
+		char *a1[] = { "--listen", "[::1]:4433", "--cert", "c", "--key", "k",
+			       "--root", "/srv" };
+		char *a2[] = { "--listen", "[::1]:4433", "--cert", "c", "--key", "k" };
+		char *a3[] = { "--listen", "x", "--cert", "c", "--key", "k", "--root", "r" };
+
+		ok(!hq_server_args(8, a1, &so, err, sizeof(err)) &&
+		   !strcmp(so.host, "::1") && !strcmp(so.port, "4433") &&
+		   !strcmp(so.root, "/srv") && !strcmp(so.key, "k"),
+		   "server options");
+		ok(hq_server_args(6, a2, &so, err, sizeof(err)) &&
+		   hq_server_args(8, a3, &so, err, sizeof(err)),
+		   "server: missing --root and bad --listen are refused");
+	}
+	printf("1..%d\n", n);
+	return failed ? 1 : 0;
+}
