@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * QUIC ACK range set: packet numbers received (to build ACK frames) or
+ * acknowledged (to find what a received ACK newly covers).
+ *
+ * Fixed size, no allocation: at most QUIC_ACK_RANGES_MAX disjoint ranges
+ * kept in descending order.  When a new range would exceed that, the
+ * lowest range is dropped and "floor" rises above it: packet numbers below
+ * floor are no longer tracked (RFC 9000 §13.2.3 lets a receiver stop
+ * reporting old ranges).  Error convention: see varint.h.
+ */
+
+#ifndef _NET_QUIC_ACK_RANGES_H
+#define _NET_QUIC_ACK_RANGES_H
+
+#include <linux/types.h>
+
+#define QUIC_ACK_RANGES_MAX	32
+
+struct quic_range {
+	u64 start;		/* inclusive, start <= end */
+	u64 end;
+};
+
+struct quic_ack_ranges {
+	struct quic_range r[QUIC_ACK_RANGES_MAX];	/* r[0] is the highest */
+	u32 n;
+	u64 floor;		/* lowest packet number still tracked */
+};
+
+void quic_ack_ranges_init(struct quic_ack_ranges *s);
+int quic_ack_ranges_add_range(struct quic_ack_ranges *s, u64 start, u64 end);
+int quic_ack_ranges_add(struct quic_ack_ranges *s, u64 pn);
+bool quic_ack_ranges_contains(const struct quic_ack_ranges *s, u64 pn);
+void quic_ack_ranges_drop_below(struct quic_ack_ranges *s, u64 pn);
+int quic_ack_ranges_encode(const struct quic_ack_ranges *s, u8 *buf,
+			   size_t len, u64 ack_delay, const u64 *ecn);
+int quic_ack_ranges_new(const struct quic_ack_ranges *s, u64 start, u64 end,
+			struct quic_range *out, int max);
+
+/* Largest packet number in the set, or QUIC_PN_NONE (~0) if empty. */
+static inline u64 quic_ack_ranges_largest(const struct quic_ack_ranges *s)
+{
+	return s->n ? s->r[0].end : ~0ULL;
+}
+
+#endif /* _NET_QUIC_ACK_RANGES_H */
