@@ -35,6 +35,7 @@ bool quic_ktap_check(struct quic_ktap *ktap, bool ok, const char *fmt, ...)
 typedef void (*quic_selftest_suite_t)(struct quic_ktap *ktap);
 
 static const quic_selftest_suite_t quic_selftest_suites[] = {
+	quic_crypto_selftest,
 };
 
 /* Returns -EINVAL when any case failed, so a failing module load is loud. */

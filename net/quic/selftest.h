@@ -23,6 +23,8 @@ bool quic_ktap_check(struct quic_ktap *ktap, bool ok, const char *fmt, ...);
  * in selftest.c.  A suite reports every case through quic_ktap_check().
  */
 
+void quic_crypto_selftest(struct quic_ktap *ktap);
+
 int quic_selftest_run(void);
 
 #endif /* _NET_QUIC_SELFTEST_H */
