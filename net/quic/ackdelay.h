@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * When to send an ACK frame (RFC 9000 §13.2, draft-ietf-quic-ack-frequency)
+ * and the ACK Delay field.  One struct quic_ack_timing per packet number
+ * space on the receive side.  Pure: @now is u64 microseconds, 0 = not set.
+ *
+ * Rules implemented:
+ *
+ * RFC 9000 §13.2.1 Ack-eliciting Initial and Handshake packets are
+ *       acknowledged immediately; 0-RTT and 1-RTT ones within max_ack_delay
+ *       (the deadline is armed at the first unacknowledged ack-eliciting
+ *       packet).  A non-ack-eliciting packet never triggers an ACK on its
+ *       own.  An ack-eliciting packet is acknowledged immediately when its
+ *       number is below that of an ack-eliciting packet already received,
+ *       or above the largest one with a gap in between; and when it carries
+ *       ECN-CE.
+ * RFC 9000 §13.2.2 An ACK after at least two ack-eliciting packets: the
+ *       ack-frequency draft's Ack-Eliciting Threshold default of 1 ("more
+ *       than 1 received without an ACK").
+ * ack-frequency §4 ACK_FREQUENCY: ignored unless its sequence number is
+ *       above the largest processed; Requested Max Ack Delay of 2^14 ms or
+ *       more, or below our min_ack_delay, is a PROTOCOL_VIOLATION; it sets
+ *       the Ack-Eliciting Threshold (an ACK once more than that many
+ *       ack-eliciting packets are unacknowledged; 0: every one),
+ *       max_ack_delay and the Reordering Threshold.
+ * ack-frequency §5 IMMEDIATE_ACK: acknowledge now.
+ * ack-frequency §6.2 Reordering Threshold 1 keeps the RFC 9000 rules above;
+ *       0 never acknowledges early for reordering; above 1, acknowledge now
+ *       when (Largest Unacked - smallest Unreported Missing) >= threshold,
+ *       or when the packet is <= Largest Acked - threshold.
+ * ack-frequency §6.3 With an Ack-Eliciting Threshold above 1, only a
+ *       non-CE to CE transition is acknowledged immediately.
+ * RFC 9000 §13.2.5, §19.3 ACK Delay is the time since the largest packet
+ *       number was received, in units of 2^ack_delay_exponent microseconds.
+ *
+ * Not done: the "no ACK for over an RTT" hint of ack-frequency §6.1.
+ */
+
+#ifndef _NET_QUIC_ACKDELAY_H
+#define _NET_QUIC_ACKDELAY_H
+
+#include <linux/types.h>
+
+#include "ack_ranges.h"
+#include "recovery.h"
+
+#define QUIC_ACK_DEF_THRESHOLD		1	/* ack every other packet */
+#define QUIC_ACK_DEF_REORDER_THRESHOLD	1
+#define QUIC_ACK_MAX_DELAY_LIMIT	(16384ULL * 1000)	/* 2^14 ms */
+
+enum quic_ack_action {
+	QUIC_ACK_NONE,		/* nothing new to acknowledge promptly */
+	QUIC_ACK_DELAYED,	/* within quic_ack_timing.deadline */
+	QUIC_ACK_NOW,
+};
+
+/* What the RX path learnt of one successfully processed packet. */
+struct quic_ack_rx {
+	u64 pn;
+	bool ack_eliciting;
+	bool ecn_ce;
+	bool immediate_ack;	/* carried an IMMEDIATE_ACK frame */
+};
+
+struct quic_ack_timing {
+	u64 max_ack_delay;	/* ours, microseconds */
+	u64 deadline;		/* max_ack_delay timer, 0: not armed */
+	u64 largest_pn;		/* largest packet number received */
+	u64 largest_rx_time;	/* when it was received */
+	u64 largest_eliciting;	/* Largest Unacked: largest ack-eliciting */
+	u64 largest_acked;	/* Largest Acknowledged of our last ACK */
+	u64 af_seq;		/* largest ACK_FREQUENCY sequence processed */
+	u32 threshold;		/* Ack-Eliciting Threshold */
+	u32 reorder_threshold;
+	u32 unacked_eliciting;	/* ack-eliciting received since our last ACK */
+	enum quic_pn_space space;
+	bool has_largest;
+	bool has_eliciting;
+	bool has_acked;
+	bool af_seen;
+	bool pending;		/* anything received since our last ACK */
+	bool immediate;		/* an ACK is due now */
+	bool last_ce;		/* previous packet was CE marked */
+};
+
+void quic_ack_timing_init(struct quic_ack_timing *at, enum quic_pn_space space,
+			  u64 max_ack_delay);
+/*
+ * RX path, after the packet was processed and its number added to @rcvd
+ * (the space's received set; duplicates are dropped before this).
+ */
+enum quic_ack_action quic_ack_on_packet(struct quic_ack_timing *at,
+					const struct quic_ack_rx *rx,
+					const struct quic_ack_ranges *rcvd,
+					u64 now);
+/* TX path: an ACK frame with this Largest Acknowledged was sent. */
+void quic_ack_on_sent(struct quic_ack_timing *at, u64 largest_acked);
+/* Should an ACK go out now (immediate, or the delay timer has expired)? */
+bool quic_ack_due(const struct quic_ack_timing *at, u64 now);
+/*
+ * ACK_FREQUENCY received.  @min_ack_delay is what we advertised.  Returns
+ * 0 (applied or ignored as obsolete) or -EPROTO with *terr set.
+ */
+int quic_ack_on_frequency(struct quic_ack_timing *at, u64 seq, u64 threshold,
+			  u64 max_ack_delay, u64 reorder_threshold,
+			  u64 min_ack_delay, u32 *terr);
+
+/* ACK Delay field for an ACK sent at @now. */
+u64 quic_ack_delay_field(const struct quic_ack_timing *at, u64 now,
+			 u8 exponent);
+u64 quic_ack_delay_encode(u64 delay, u8 exponent);
+/* Decoded microseconds, saturating. */
+u64 quic_ack_delay_decode(u64 field, u8 exponent);
+
+#endif /* _NET_QUIC_ACKDELAY_H */

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * QUIC congestion control, the part common to every algorithm: windows,
+ * bytes in flight, recovery period, app-limited state (RFC 9002 §7 and
+ * Appendix B; rules listed in cong.h).  The algorithms are in
+ * cong_reno.c and cong_cubic.c.
+ */
+
+#include <linux/kernel.h>
+#include <linux/errno.h>
+#include <linux/string.h>
+
+#include "cong.h"
+
+/* §7.2 */
+u64 quic_cong_initial_window(u32 mss)
+{
+	u64 m = mss;
+
+	return min_t(u64, QUIC_CONG_INIT_WINDOW_PACKETS * m,
+		     max_t(u64, QUIC_CONG_INIT_WINDOW_BYTES,
+			   QUIC_CONG_MIN_WINDOW_PACKETS * m));
+}
+
+u64 quic_cong_min_window(u32 mss)
+{
+	return (u64)QUIC_CONG_MIN_WINDOW_PACKETS * mss;
+}
+
+static const struct quic_cong_ops *quic_cong_lookup(enum quic_cong_algo algo)
+{
+	switch (algo) {
+	case QUIC_CONG_ALG_RENO:
+		return &quic_cong_reno_ops;
+	case QUIC_CONG_ALG_CUBIC:
+		return &quic_cong_cubic_ops;
+	default:
+		return NULL;
+	}
+}
+
+int quic_cong_init(struct quic_cong *c, enum quic_cong_algo algo, u32 mss)
+{
+	const struct quic_cong_ops *ops;
+
+	if (algo == QUIC_CONG_ALG_BBR)
+		return -EOPNOTSUPP;
+	ops = quic_cong_lookup(algo);
+	if (!ops || !mss)
+		return -EINVAL;
+
+	memset(c, 0, sizeof(*c));
+	c->ops = ops;
+	c->algo = algo;
+	c->mss = mss;
+	c->cwnd = quic_cong_initial_window(mss);
+	c->ssthresh = U64_MAX;
+	ops->init(c);
+	return 0;
+}
+
+/* §7.2: the window never stays below the minimum for the new size */
+void quic_cong_set_mss(struct quic_cong *c, u32 mss)
+{
+	if (!mss)
+		return;
+	c->mss = mss;
+	c->cwnd = max(c->cwnd, quic_cong_min_window(mss));
+}
+
+/* Appendix B.4 OnPacketSentCC() */
+void quic_cong_on_packet_sent(struct quic_cong *c,
+			      const struct quic_sent_meta *p)
+{
+	if (!p->in_flight)
+		return;
+	c->bytes_in_flight += p->size;
+	/* §7.8: using the whole window means not app-limited */
+	if (c->bytes_in_flight >= c->cwnd)
+		quic_cong_set_app_limited(c, false, p->sent_time);
+}
+
+void quic_cong_on_packet_removed(struct quic_cong *c,
+				 const struct quic_sent_meta *p)
+{
+	if (!p->in_flight)
+		return;
+	c->bytes_in_flight -= min_t(u64, c->bytes_in_flight, p->size);
+}
+
+/* Appendix B.5 OnPacketAcked() */
+void quic_cong_on_packet_acked(struct quic_cong *c,
+			       const struct quic_sent_meta *p,
+			       const struct quic_rtt *rtt, u64 now)
+{
+	if (!p->in_flight)
+		return;
+	quic_cong_on_packet_removed(c, p);
+
+	if (c->in_recovery) {
+		if (p->sent_time <= c->recovery_start)
+			return;
+		/* §7.3.2: a packet sent during recovery was acknowledged */
+		c->in_recovery = false;
+	}
+	if (c->app_limited)
+		return;
+	if (quic_cong_in_slow_start(c)) {
+		c->cwnd += p->size;
+		return;
+	}
+	c->ops->on_ack(c, p->size, rtt, now);
+}
+
+/* Appendix B.6 OnCongestionEvent() */
+void quic_cong_on_congestion_event(struct quic_cong *c, u64 sent_time,
+				   u64 now)
+{
+	if (quic_cong_in_recovery(c, sent_time))
+		return;
+	c->in_recovery = true;
+	c->recovery_start = now;
+	c->ops->on_congestion(c, now);
+}
+
+void quic_cong_on_persistent_congestion(struct quic_cong *c, u64 now)
+{
+	c->cwnd = quic_cong_min_window(c->mss);
+	c->in_recovery = false;
+	c->recovery_start = 0;
+	if (c->ops->on_persistent)
+		c->ops->on_persistent(c, now);
+}
+
+/* Appendix B.8 OnPacketsLost() */
+void quic_cong_on_packets_lost(struct quic_cong *c,
+			       const struct quic_sent_meta *lost, u32 n,
+			       bool persistent, u64 now)
+{
+	u64 last_sent = 0;
+	bool any = false;
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		if (!lost[i].in_flight)
+			continue;
+		quic_cong_on_packet_removed(c, &lost[i]);
+		last_sent = max(last_sent, lost[i].sent_time);
+		any = true;
+	}
+	if (any)
+		quic_cong_on_congestion_event(c, last_sent, now);
+	if (persistent)
+		quic_cong_on_persistent_congestion(c, now);
+}
+
+/* Appendix B.7 ProcessECN() */
+bool quic_cong_on_ecn(struct quic_cong *c, u64 *ce_seen, u64 ce_reported,
+		      u64 sent_time, u64 now)
+{
+	if (ce_reported <= *ce_seen)
+		return false;
+	*ce_seen = ce_reported;
+	quic_cong_on_congestion_event(c, sent_time, now);
+	return true;
+}
+
+/* §7.8 */
+void quic_cong_set_app_limited(struct quic_cong *c, bool limited, u64 now)
+{
+	if (c->app_limited == limited)
+		return;
+	c->app_limited = limited;
+	if (c->ops->on_app_limited)
+		c->ops->on_app_limited(c, limited, now);
+}

@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * QUIC congestion control (RFC 9002 §7, Appendix B) behind a small ops
+ * table selected by enum quic_cong_algo.  Pure arithmetic: times are u64
+ * microseconds passed in as @now, windows are bytes.
+ *
+ * Common rules, applied here whatever the algorithm:
+ *
+ * §7.2  Initial window min(10 * mss, max(14720, 2 * mss)); minimum window
+ *       2 * mss (kMinimumWindow); a changed mss keeps cwnd at least the new
+ *       minimum.
+ * §7.3.1 Slow start while cwnd < ssthresh: cwnd grows by the acknowledged
+ *       bytes.
+ * §7.3.2 A congestion event (loss of an in-flight packet, or a larger
+ *       ECN-CE count, §7.1) starts a recovery period at now, unless the
+ *       packet that signalled it was sent at or before the current recovery
+ *       start: one reduction per recovery period.  Packets sent at or before
+ *       the recovery start do not grow cwnd when acknowledged; the
+ *       acknowledgment of a packet sent after it ends the period.
+ * §7.6.2 Persistent congestion collapses cwnd to the minimum window and
+ *       ends recovery.
+ * §7.8  No growth while the sender is application or flow-control limited:
+ *       the glue says so with quic_cong_set_app_limited(); sending until
+ *       bytes_in_flight reaches cwnd clears it.
+ *
+ * Per algorithm (ops->on_ack in congestion avoidance, ops->on_congestion
+ * for the reduction):
+ *
+ * NewReno (RFC 9002 §7.3.2, §7.3.3, B.5, B.6): ssthresh = cwnd / 2
+ *       (kLossReductionFactor 0.5), cwnd = max(ssthresh, kMinimumWindow);
+ *       congestion avoidance adds one mss per cwnd of acknowledged bytes
+ *       (RFC 3465 byte counting, as B.5 suggests for integer windows).
+ *
+ * CUBIC (RFC 9438): C = 0.4, beta_cubic = 0.7.
+ *   §4.2  W_cubic(t) = C * (t - K)^3 + W_max, with t the time since the
+ *         start of the congestion avoidance stage (minus application-limited
+ *         time) and K = cbrt((W_max - cwnd_epoch) / C); K = 0 and
+ *         W_max = cwnd when the stage starts above W_max (after slow start
+ *         or persistent congestion, §4.8).
+ *   §4.3  Reno-friendly estimate W_est starts at cwnd_epoch and grows by
+ *         alpha_cubic * acked / cwnd, alpha_cubic = 3(1 - beta)/(1 + beta)
+ *         until W_est reaches cwnd_prior, then 1; if W_cubic(t) < W_est,
+ *         cwnd = W_est.
+ *   §4.4, §4.5 Otherwise target = W_cubic(t + RTT) (smoothed RTT), clamped
+ *         to [cwnd, 1.5 * cwnd], and cwnd grows by
+ *         (target - cwnd) * acked / cwnd.
+ *   §4.6  On congestion: ssthresh = cwnd * beta_cubic,
+ *         cwnd = max(ssthresh, kMinimumWindow).
+ *   §4.7  Fast convergence: W_max = cwnd * (1 + beta) / 2 when cwnd was
+ *         below the previous W_max, else cwnd.
+ *   Left out: HyStart++ (§4.10, optional), undo of spurious congestion
+ *   events (§4.9, needs spurious-loss detection the glue does not have).
+ *   Time is kept in 2^-10 s ticks inside; the cube root is an integer
+ *   bitwise search.
+ *
+ * BBR: not implemented; selecting it returns -EOPNOTSUPP.
+ */
+
+#ifndef _NET_QUIC_CONG_H
+#define _NET_QUIC_CONG_H
+
+#include <linux/types.h>
+#include <uapi/linux/quic.h>
+
+#include "recovery.h"
+
+#define QUIC_CONG_INIT_WINDOW_PACKETS	10
+#define QUIC_CONG_INIT_WINDOW_BYTES	14720
+#define QUIC_CONG_MIN_WINDOW_PACKETS	2
+
+struct quic_cong;
+
+struct quic_cong_ops {
+	const char *name;
+	void (*init)(struct quic_cong *c);
+	/* Congestion avoidance growth: cwnd >= ssthresh, not in recovery, not
+	 * app-limited.
+	 */
+	void (*on_ack)(struct quic_cong *c, u32 bytes, const struct quic_rtt *rtt,
+		       u64 now);
+	/* New congestion event: set ssthresh and cwnd. */
+	void (*on_congestion)(struct quic_cong *c, u64 now);
+	/* Persistent congestion, after cwnd went to the minimum window. */
+	void (*on_persistent)(struct quic_cong *c, u64 now);
+	/* Optional: the sender became (or stopped being) app-limited. */
+	void (*on_app_limited)(struct quic_cong *c, bool limited, u64 now);
+};
+
+struct quic_reno {
+	u64 acked;		/* bytes acked towards the next mss of growth */
+};
+
+struct quic_cubic {
+	u64 w_max;		/* bytes */
+	u64 cwnd_prior;		/* cwnd before the last reduction */
+	u64 w_est;		/* Reno-friendly estimate, bytes */
+	u64 est_acc;		/* W_est growth remainder, see cong_cubic.c */
+	u64 cwnd_acc;		/* cwnd growth remainder */
+	u64 k;			/* K in 2^-10 s ticks */
+	u64 epoch_start;	/* start of the congestion avoidance stage */
+	u64 app_limited_since;
+	bool epoch_valid;
+	bool app_limited;
+};
+
+struct quic_cong {
+	const struct quic_cong_ops *ops;
+	enum quic_cong_algo algo;
+	u64 cwnd;
+	u64 ssthresh;		/* U64_MAX until the first congestion event */
+	u64 bytes_in_flight;
+	u64 recovery_start;	/* congestion_recovery_start_time */
+	u32 mss;		/* max_datagram_size */
+	bool in_recovery;
+	bool app_limited;
+	union {
+		struct quic_reno reno;
+		struct quic_cubic cubic;
+	};
+};
+
+u64 quic_cong_initial_window(u32 mss);
+u64 quic_cong_min_window(u32 mss);
+
+/* 0, -EOPNOTSUPP (BBR) or -EINVAL (unknown algorithm or mss 0). */
+int quic_cong_init(struct quic_cong *c, enum quic_cong_algo algo, u32 mss);
+void quic_cong_set_mss(struct quic_cong *c, u32 mss);
+
+/* TX path, for each packet that counts in flight. */
+void quic_cong_on_packet_sent(struct quic_cong *c,
+			      const struct quic_sent_meta *p);
+/* ACK path, for each newly acknowledged packet, after the RTT update. */
+void quic_cong_on_packet_acked(struct quic_cong *c,
+			       const struct quic_sent_meta *p,
+			       const struct quic_rtt *rtt, u64 now);
+/* Lost or discarded (keys dropped) packet: out of bytes_in_flight only. */
+void quic_cong_on_packet_removed(struct quic_cong *c,
+				 const struct quic_sent_meta *p);
+/* §7.3.2 OnCongestionEvent(sent_time) */
+void quic_cong_on_congestion_event(struct quic_cong *c, u64 sent_time,
+				   u64 now);
+/* §7.6.2 */
+void quic_cong_on_persistent_congestion(struct quic_cong *c, u64 now);
+/*
+ * Appendix B.8 OnPacketsLost() over what one loss walk found: removes them
+ * from flight, a congestion event for the newest in-flight one, and
+ * @persistent (from quic_persistent_congestion()) collapses the window.
+ */
+void quic_cong_on_packets_lost(struct quic_cong *c,
+			       const struct quic_sent_meta *lost, u32 n,
+			       bool persistent, u64 now);
+/*
+ * Appendix B.7 ProcessECN(): @ce_seen is the space's stored ECN-CE count.
+ * A larger @ce_reported is a congestion event for the largest acknowledged
+ * packet, sent at @sent_time.  Returns true if it was one.
+ */
+bool quic_cong_on_ecn(struct quic_cong *c, u64 *ce_seen, u64 ce_reported,
+		      u64 sent_time, u64 now);
+void quic_cong_set_app_limited(struct quic_cong *c, bool limited, u64 now);
+
+static inline bool quic_cong_in_slow_start(const struct quic_cong *c)
+{
+	return c->cwnd < c->ssthresh;
+}
+
+static inline bool quic_cong_in_recovery(const struct quic_cong *c,
+					 u64 sent_time)
+{
+	return c->in_recovery && sent_time <= c->recovery_start;
+}
+
+/* Bytes the window still allows in flight. */
+static inline u64 quic_cong_window_left(const struct quic_cong *c)
+{
+	return c->cwnd > c->bytes_in_flight ? c->cwnd - c->bytes_in_flight : 0;
+}
+
+extern const struct quic_cong_ops quic_cong_reno_ops;
+extern const struct quic_cong_ops quic_cong_cubic_ops;
+
+/* CUBIC internals, exposed for the tests. */
+u64 quic_cbrt(u64 x);
+u64 quic_cubic_k(u64 w_max, u64 cwnd_epoch, u32 mss);
+/* W_cubic(t) in bytes, @t microseconds since the epoch. */
+u64 quic_cubic_window(const struct quic_cong *c, u64 t);
+
+#endif /* _NET_QUIC_CONG_H */

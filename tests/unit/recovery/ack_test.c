@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * RFC 9000 §13.2 and draft-ietf-quic-ack-frequency: when to acknowledge,
+ * and the ACK Delay field.
+ */
+#include <errno.h>
+#include <stdio.h>
+
+#include "rt.h"
+#include "ackdelay.h"
+#include "constants.h"
+
+#define MAD	(25 * MS)
+
+struct rx {
+	struct quic_ack_timing at;
+	struct quic_ack_ranges rcvd;
+};
+
+static void rx_init(struct rx *r, enum quic_pn_space space)
+{
+	quic_ack_timing_init(&r->at, space, MAD);
+	quic_ack_ranges_init(&r->rcvd);
+}
+
+static enum quic_ack_action rx_pkt(struct rx *r, u64 pn, bool eliciting,
+				   u64 now)
+{
+	struct quic_ack_rx p = { .pn = pn, .ack_eliciting = eliciting };
+
+	quic_ack_ranges_add(&r->rcvd, pn);
+	return quic_ack_on_packet(&r->at, &p, &r->rcvd, now);
+}
+
+static enum quic_ack_action rx_full(struct rx *r, const struct quic_ack_rx *p,
+				    u64 now)
+{
+	quic_ack_ranges_add(&r->rcvd, p->pn);
+	return quic_ack_on_packet(&r->at, p, &r->rcvd, now);
+}
+
+/* Send an ACK for everything received so far. */
+static void rx_ack(struct rx *r)
+{
+	quic_ack_on_sent(&r->at, quic_ack_ranges_largest(&r->rcvd));
+}
+
+static void initial_acked_immediately(void)
+{
+	struct rx r;
+
+	rx_init(&r, QUIC_PN_SPACE_INITIAL);
+	EXPECT_EQ(rx_pkt(&r, 0, true, T0), QUIC_ACK_NOW);
+	EXPECT(quic_ack_due(&r.at, T0));
+}
+
+static void handshake_acked_immediately(void)
+{
+	struct rx r;
+
+	rx_init(&r, QUIC_PN_SPACE_HANDSHAKE);
+	EXPECT_EQ(rx_pkt(&r, 0, true, T0), QUIC_ACK_NOW);
+}
+
+static void first_app_packet_arms_max_ack_delay(void)
+{
+	struct rx r;
+
+	rx_init(&r, QUIC_PN_SPACE_APP);
+	EXPECT_EQ(rx_pkt(&r, 0, true, T0), QUIC_ACK_DELAYED);
+	EXPECT_EQ(r.at.deadline, T0 + MAD);
+	EXPECT(!quic_ack_due(&r.at, T0 + MAD - 1));
+	EXPECT(quic_ack_due(&r.at, T0 + MAD));
+}
+
+static void second_ack_eliciting_acks_now(void)
+{
+	struct rx r;
+
+	rx_init(&r, QUIC_PN_SPACE_APP);
+	rx_pkt(&r, 0, true, T0);
+	EXPECT_EQ(rx_pkt(&r, 1, true, T0 + 1), QUIC_ACK_NOW);
+}
+
+static void non_ack_eliciting_never_triggers(void)
+{
+	struct rx r;
+
+	rx_init(&r, QUIC_PN_SPACE_APP);
+	EXPECT_EQ(rx_pkt(&r, 0, false, T0), QUIC_ACK_NONE);
+	EXPECT_EQ(rx_pkt(&r, 5, false, T0), QUIC_ACK_NONE);
+	EXPECT(r.at.pending);
+	EXPECT_EQ(r.at.deadline, 0);
+	rx_init(&r, QUIC_PN_SPACE_INITIAL);
+	EXPECT_EQ(rx_pkt(&r, 0, false, T0), QUIC_ACK_NONE);
+}
+
+static void deadline_from_first_unacked(void)
+{
+	struct rx r;
+	u32 terr;
+
+	rx_init(&r, QUIC_PN_SPACE_APP);
+	EXPECT_EQ(quic_ack_on_frequency(&r.at, 1, 10, MAD, 1, 0, &terr), 0);
+	rx_pkt(&r, 0, true, T0);
+	EXPECT_EQ(rx_pkt(&r, 1, true, T0 + 5 * MS), QUIC_ACK_DELAYED);
+	EXPECT_EQ(r.at.deadline, T0 + MAD);
+}
+
+static void ack_sent_resets_state(void)
+{
+	struct rx r;
+
+	rx_init(&r, QUIC_PN_SPACE_APP);
+	rx_pkt(&r, 0, true, T0);
+	rx_pkt(&r, 1, true, T0);
+	rx_ack(&r);
+	EXPECT(!quic_ack_due(&r.at, T0 + 10 * MAD));
+	EXPECT_EQ(r.at.unacked_eliciting, 0);
+	EXPECT_EQ(r.at.largest_acked, 1);
+	EXPECT_EQ(rx_pkt(&r, 2, true, T0 + MS), QUIC_ACK_DELAYED);
+	EXPECT_EQ(r.at.deadline, T0 + MS + MAD);
+}
+
+static void reordered_below_largest_acks_now(void)
+{
+	struct rx r;
+
+	rx_init(&r, QUIC_PN_SPACE_APP);
+	rx_pkt(&r, 0, true, T0);
+	rx_pkt(&r, 2, true, T0);
+	rx_ack(&r);
+	EXPECT_EQ(rx_pkt(&r, 1, true, T0 + 1), QUIC_ACK_NOW);
+}
+
+static void gap_above_largest_acks_now(void)
+{
+	struct rx r;
+
+	rx_init(&r, QUIC_PN_SPACE_APP);
+	rx_pkt(&r, 0, true, T0);
+	rx_ack(&r);
+	EXPECT_EQ(rx_pkt(&r, 2, true, T0 + 1), QUIC_ACK_NOW);
+}
+
+static void no_gap_through_non_eliciting(void)
+{
+	struct rx r;
+
+	rx_init(&r, QUIC_PN_SPACE_APP);
+	rx_pkt(&r, 0, true, T0);
+	rx_ack(&r);
+	rx_pkt(&r, 1, false, T0 + 1);
+	EXPECT_EQ(rx_pkt(&r, 2, true, T0 + 2), QUIC_ACK_DELAYED);
+}
+
+static void immediate_ack_frame(void)
+{
+	struct quic_ack_rx p = { .pn = 0, .ack_eliciting = true,
+				 .immediate_ack = true };
+	struct rx r;
+
+	rx_init(&r, QUIC_PN_SPACE_APP);
+	EXPECT_EQ(rx_full(&r, &p, T0), QUIC_ACK_NOW);
+}
+
+static void ecn_ce_acks_now(void)
+{
+	struct quic_ack_rx p = { .pn = 0, .ack_eliciting = true,
+				 .ecn_ce = true };
+	struct rx r;
+
+	rx_init(&r, QUIC_PN_SPACE_APP);
+	EXPECT_EQ(rx_full(&r, &p, T0), QUIC_ACK_NOW);
+}
+
+static void ecn_ce_transition_only_above_threshold_one(void)
+{
+	struct quic_ack_rx p = { .ack_eliciting = true, .ecn_ce = true };
+	struct rx r;
+	u32 terr;
+
+	rx_init(&r, QUIC_PN_SPACE_APP);
+	quic_ack_on_frequency(&r.at, 1, 10, MAD, 1, 0, &terr);
+	p.pn = 0;
+	EXPECT_EQ(rx_full(&r, &p, T0), QUIC_ACK_NOW);	/* non-CE -> CE */
+	rx_ack(&r);
+	p.pn = 1;
+	EXPECT_EQ(rx_full(&r, &p, T0), QUIC_ACK_DELAYED); /* CE -> CE */
+	p.pn = 2;
+	p.ecn_ce = false;
+	EXPECT_EQ(rx_full(&r, &p, T0), QUIC_ACK_DELAYED);
+	p.pn = 3;
+	p.ecn_ce = true;
+	EXPECT_EQ(rx_full(&r, &p, T0), QUIC_ACK_NOW);
+}
+
+static void ack_frequency_threshold(void)
+{
+	struct rx r;
+	u32 terr;
+	int i;
+
+	rx_init(&r, QUIC_PN_SPACE_APP);
+	EXPECT_EQ(quic_ack_on_frequency(&r.at, 1, 3, MAD, 1, 0, &terr), 0);
+	for (i = 0; i < 3; i++)
+		EXPECT_EQ(rx_pkt(&r, i, true, T0), QUIC_ACK_DELAYED);
+	EXPECT_EQ(rx_pkt(&r, 3, true, T0), QUIC_ACK_NOW);
+}
+
+static void ack_frequency_threshold_zero_acks_every_packet(void)
+{
+	struct rx r;
+	u32 terr;
+
+	rx_init(&r, QUIC_PN_SPACE_APP);
+	EXPECT_EQ(quic_ack_on_frequency(&r.at, 1, 0, MAD, 1, 0, &terr), 0);
+	EXPECT_EQ(rx_pkt(&r, 0, true, T0), QUIC_ACK_NOW);
+}
+
+static void ack_frequency_obsolete_ignored(void)
+{
+	struct rx r;
+	u32 terr;
+
+	rx_init(&r, QUIC_PN_SPACE_APP);
+	EXPECT_EQ(quic_ack_on_frequency(&r.at, 5, 4, 40 * MS, 2, 0, &terr), 0);
+	EXPECT_EQ(quic_ack_on_frequency(&r.at, 5, 9, 50 * MS, 3, 0, &terr), 0);
+	EXPECT_EQ(quic_ack_on_frequency(&r.at, 3, 9, 50 * MS, 3, 0, &terr), 0);
+	EXPECT_EQ(r.at.threshold, 4);
+	EXPECT_EQ(r.at.max_ack_delay, 40 * MS);
+	EXPECT_EQ(r.at.reorder_threshold, 2);
+	EXPECT_EQ(quic_ack_on_frequency(&r.at, 6, 9, 50 * MS, 3, 0, &terr), 0);
+	EXPECT_EQ(r.at.threshold, 9);
+}
+
+static void ack_frequency_invalid_max_ack_delay(void)
+{
+	struct rx r;
+	u32 terr = 0;
+
+	rx_init(&r, QUIC_PN_SPACE_APP);
+	EXPECT_EQ(quic_ack_on_frequency(&r.at, 1, 2, 16384 * MS, 1, 0, &terr),
+		  -EPROTO);
+	EXPECT_EQ(terr, QUIC_TRANSPORT_ERROR_PROTOCOL_VIOLATION);
+	terr = 0;
+	EXPECT_EQ(quic_ack_on_frequency(&r.at, 2, 2, 500, 1, 1000, &terr),
+		  -EPROTO);
+	EXPECT_EQ(terr, QUIC_TRANSPORT_ERROR_PROTOCOL_VIOLATION);
+	EXPECT_EQ(quic_ack_on_frequency(&r.at, 3, 2, 16383 * MS, 1, 1000,
+					&terr), 0);
+	EXPECT_EQ(r.at.threshold, 2);
+}
+
+static void ack_frequency_sets_max_ack_delay(void)
+{
+	struct rx r;
+	u32 terr;
+
+	rx_init(&r, QUIC_PN_SPACE_APP);
+	quic_ack_on_frequency(&r.at, 1, 1, 7 * MS, 1, 0, &terr);
+	rx_pkt(&r, 0, true, T0);
+	EXPECT_EQ(r.at.deadline, T0 + 7 * MS);
+}
+
+static void reorder_threshold_zero_ignores_gaps(void)
+{
+	struct rx r;
+	u32 terr;
+
+	rx_init(&r, QUIC_PN_SPACE_APP);
+	quic_ack_on_frequency(&r.at, 1, 10, MAD, 0, 0, &terr);
+	rx_pkt(&r, 0, true, T0);
+	EXPECT_EQ(rx_pkt(&r, 5, true, T0), QUIC_ACK_DELAYED);
+	EXPECT_EQ(rx_pkt(&r, 2, true, T0), QUIC_ACK_DELAYED);
+}
+
+/* Play a table of the draft: ACK whenever told to, as the draft assumes. */
+static int play(u32 threshold, const u64 *pns, const bool *want, int n)
+{
+	struct rx r;
+	u32 terr;
+	int i, bad = 0;
+
+	rx_init(&r, QUIC_PN_SPACE_APP);
+	quic_ack_on_frequency(&r.at, 1, 100, MAD, threshold, 0, &terr);
+	for (i = 0; i < n; i++) {
+		bool now = rx_pkt(&r, pns[i], true, T0) == QUIC_ACK_NOW;
+
+		if (now != want[i]) {
+			printf("#   packet %llu: ack %d, want %d\n",
+			       (unsigned long long)pns[i], now, want[i]);
+			bad++;
+		}
+		if (now)
+			rx_ack(&r);
+	}
+	return bad;
+}
+
+static void reorder_threshold_3_draft_table(void)
+{
+	static const u64 pns[] = { 0, 1, 3, 4, 5, 8, 9, 10 };
+	static const bool want[] = { 0, 0, 0, 0, 1, 0, 1, 1 };
+
+	EXPECT_EQ(play(3, pns, want, 8), 0);
+}
+
+static void reorder_threshold_5_draft_table(void)
+{
+	static const u64 pns[] = { 0, 1, 3, 5, 6, 7, 8, 9 };
+	static const bool want[] = { 0, 0, 0, 0, 0, 1, 0, 1 };
+
+	EXPECT_EQ(play(5, pns, want, 8), 0);
+}
+
+static void reorder_late_packet_below_reported_acks_now(void)
+{
+	struct rx r;
+	u32 terr;
+
+	rx_init(&r, QUIC_PN_SPACE_APP);
+	quic_ack_on_frequency(&r.at, 1, 100, MAD, 3, 0, &terr);
+	rx_pkt(&r, 0, true, T0);
+	rx_pkt(&r, 2, true, T0);
+	rx_pkt(&r, 3, true, T0);
+	rx_pkt(&r, 4, true, T0);
+	rx_pkt(&r, 5, true, T0);
+	rx_ack(&r);	/* largest acked 5: the peer may declare 1, 2 lost */
+	EXPECT_EQ(rx_pkt(&r, 1, true, T0), QUIC_ACK_NOW);
+}
+
+static void ack_delay_encode_decode(void)
+{
+	EXPECT_EQ(quic_ack_delay_encode(1000, 3), 125);
+	EXPECT_EQ(quic_ack_delay_encode(1007, 3), 125);
+	EXPECT_EQ(quic_ack_delay_decode(125, 3), 1000);
+	EXPECT_EQ(quic_ack_delay_encode(1000, 0), 1000);
+	EXPECT_EQ(quic_ack_delay_decode(1, 20), 1 << 20);
+	EXPECT_EQ(quic_ack_delay_decode(1ULL << 62, 20), ~0ULL);
+}
+
+static void ack_delay_measured_from_largest(void)
+{
+	struct rx r;
+
+	rx_init(&r, QUIC_PN_SPACE_APP);
+	rx_pkt(&r, 5, true, T0);
+	rx_pkt(&r, 3, true, T0 + 2 * MS);	/* not the largest */
+	EXPECT_EQ(quic_ack_delay_field(&r.at, T0 + 7 * MS, 3), 875);
+	rx_pkt(&r, 6, false, T0 + 4 * MS);
+	EXPECT_EQ(quic_ack_delay_field(&r.at, T0 + 7 * MS, 3), 375);
+}
+
+static const struct rt_case cases[] = {
+	RT_CASE(initial_acked_immediately),
+	RT_CASE(handshake_acked_immediately),
+	RT_CASE(first_app_packet_arms_max_ack_delay),
+	RT_CASE(second_ack_eliciting_acks_now),
+	RT_CASE(non_ack_eliciting_never_triggers),
+	RT_CASE(deadline_from_first_unacked),
+	RT_CASE(ack_sent_resets_state),
+	RT_CASE(reordered_below_largest_acks_now),
+	RT_CASE(gap_above_largest_acks_now),
+	RT_CASE(no_gap_through_non_eliciting),
+	RT_CASE(immediate_ack_frame),
+	RT_CASE(ecn_ce_acks_now),
+	RT_CASE(ecn_ce_transition_only_above_threshold_one),
+	RT_CASE(ack_frequency_threshold),
+	RT_CASE(ack_frequency_threshold_zero_acks_every_packet),
+	RT_CASE(ack_frequency_obsolete_ignored),
+	RT_CASE(ack_frequency_invalid_max_ack_delay),
+	RT_CASE(ack_frequency_sets_max_ack_delay),
+	RT_CASE(reorder_threshold_zero_ignores_gaps),
+	RT_CASE(reorder_threshold_3_draft_table),
+	RT_CASE(reorder_threshold_5_draft_table),
+	RT_CASE(reorder_late_packet_below_reported_acks_now),
+	RT_CASE(ack_delay_encode_decode),
+	RT_CASE(ack_delay_measured_from_largest),
+};
+
+void ack_tests(void)
+{
+	rt_run("ack", cases, ARRAY_SIZE(cases));
+}
