@@ -25,6 +25,8 @@ static struct proto quic_prot = {
 	.getsockopt	= quic_sock_getsockopt,
 	.sendmsg	= quic_sock_sendmsg,
 	.recvmsg	= quic_sock_recvmsg,
+	.backlog_rcv	= quic_backlog_rcv,
+	.release_cb	= quic_release_cb,
 	.hash		= quic_sock_hash,
 	.no_autobind	= true,
 	.unhash		= quic_sock_unhash,
@@ -42,6 +44,8 @@ static struct proto quicv6_prot = {
 	.getsockopt	= quic_sock_getsockopt,
 	.sendmsg	= quic_sock_sendmsg,
 	.recvmsg	= quic_sock_recvmsg,
+	.backlog_rcv	= quic_backlog_rcv,
+	.release_cb	= quic_release_cb,
 	.hash		= quic_sock_hash,
 	.no_autobind	= true,
 	.unhash		= quic_sock_unhash,
@@ -139,9 +143,12 @@ static int __init quic_init(void)
 	if (err)
 		return err;
 
-	err = proto_register(&quic_prot, 1);
+	err = quic_cid_table_init();
 	if (err)
 		return err;
+	err = proto_register(&quic_prot, 1);
+	if (err)
+		goto err_cid;
 	err = proto_register(&quicv6_prot, 1);
 	if (err)
 		goto err_proto;
@@ -163,6 +170,8 @@ err_protosw:
 	proto_unregister(&quicv6_prot);
 err_proto:
 	proto_unregister(&quic_prot);
+err_cid:
+	quic_cid_table_exit();
 	return err;
 }
 
@@ -173,6 +182,7 @@ static void __exit quic_exit(void)
 	quic_protosw_unregister(quic_protosw, ARRAY_SIZE(quic_protosw), false);
 	proto_unregister(&quicv6_prot);
 	proto_unregister(&quic_prot);
+	quic_cid_table_exit();
 	pr_info("quic: unloaded\n");
 }
 

@@ -1,26 +1,51 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * QUIC socket core: socket life cycle, bind and address reporting.
- *
- * Connections, streams and the handshake arrive in later components; until
- * then the calls that need them fail with a proper errno instead of
- * pretending to work.
+ * QUIC socket core: life cycle, bind, connect, listen and accept, the
+ * handshake data path of sendmsg/recvmsg (QUIC_HANDSHAKE_INFO), poll and
+ * address reporting.  One socket is one connection; a listener hands out a
+ * new socket per connection on accept().
  */
 
 #include <linux/capability.h>
 #include <linux/poll.h>
+#include <linux/slab.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
 
 #include "socket.h"
 #include "udp.h"
 
+atomic_long_t quic_drops[QUIC_DROP_MAX];
+const char *const quic_drop_names[QUIC_DROP_MAX] = {
+	[QUIC_DROP_BAD_HEADER]	= "bad_header",
+	[QUIC_DROP_UNSUPPORTED]	= "unsupported_packet",
+	[QUIC_DROP_NO_KEYS]	= "no_keys",
+	[QUIC_DROP_HOLD_FULL]	= "hold_queue_full",
+	[QUIC_DROP_DECRYPT]	= "decrypt_failed",
+	[QUIC_DROP_DUPLICATE]	= "duplicate",
+	[QUIC_DROP_NO_SOCKET]	= "no_socket",
+	[QUIC_DROP_LISTEN]	= "listener_refused",
+	[QUIC_DROP_BACKLOG]	= "backlog_full",
+	[QUIC_DROP_XMIT]	= "xmit_failed",
+};
+
 int quic_sock_init(struct sock *sk)
 {
 	struct quic_sock *qs = quic_sk(sk);
 
+	/* Receive-path lookups run under RCU only (conn_id.c, udp.c). */
+	sock_set_flag(sk, SOCK_RCU_FREE);
 	memset(&qs->local, 0, sizeof(qs->local));
+	memset(&qs->peer, 0, sizeof(qs->peer));
 	qs->udp = NULL;
+	qs->ticket = NULL;
+	qs->ticket_len = 0;
+	qs->events = 0;
+	qs->close_set = false;
+	memset(qs->alpn, 0, sizeof(qs->alpn));
+	memset(&qs->close_info, 0, sizeof(qs->close_info));
+	skb_queue_head_init(&qs->hold_queue);
+	quic_conn_init(sk);
 	return 0;
 }
 
@@ -28,6 +53,10 @@ void quic_sock_destroy(struct sock *sk)
 {
 	struct quic_sock *qs = quic_sk(sk);
 
+	quic_conn_free(sk);
+	skb_queue_purge(&qs->hold_queue);
+	kfree_sensitive(qs->ticket);
+	qs->ticket = NULL;
 	if (qs->udp) {
 		quic_udp_sock_put(qs->udp);
 		qs->udp = NULL;
@@ -36,9 +65,19 @@ void quic_sock_destroy(struct sock *sk)
 
 void quic_sock_close(struct sock *sk, long timeout)
 {
+	struct quic_sock *qs = quic_sk(sk);
+
 	lock_sock(sk);
+	if (sk->sk_state == QUIC_SS_LISTENING && qs->udp)
+		quic_udp_set_listener(qs->udp, sk, false);
+	/*
+	 * Tell the peer.  The closing period of RFC 9000 §10.2.1 is not kept
+	 * after close(): the socket and its connection IDs go now.
+	 */
+	quic_conn_close(sk, qs->close_info.errcode, 0,
+			!(qs->close_info.errcode & QUIC_TRANSPORT_ERROR_CRYPTO));
 	sk->sk_shutdown = SHUTDOWN_MASK;
-	inet_sk_set_state(sk, TCP_CLOSE);
+	quic_set_state(sk, QUIC_SS_CLOSED);
 	release_sock(sk);
 
 	/* Calls ->destroy(), ->unhash() and drops the last reference. */
@@ -65,7 +104,7 @@ static int quic_addr_from_user(struct sock *sk, const struct sockaddr *addr,
 {
 	memset(out, 0, sizeof(*out));
 
-	if (addr_len < (int)sizeof(addr->sa_family))
+	if (!addr || addr_len < (int)sizeof(addr->sa_family))
 		return -EINVAL;
 
 	if (sk->sk_family == AF_INET) {
@@ -138,15 +177,154 @@ int quic_sock_bind(struct sock *sk, struct sockaddr *addr, int addr_len)
 	return err;
 }
 
+/* connect() and listen() on an unbound socket: wildcard address, any port. */
+int quic_sock_bind_any(struct sock *sk)
+{
+	union quic_addr a = {};
+
+	if (quic_is_bound(sk))
+		return 0;
+	a.sa.sa_family = sk->sk_family;
+	return __quic_sock_bind(sk, &a);
+}
+
+static bool quic_is_live(const struct sock *sk)
+{
+	return sk->sk_state == QUIC_SS_CONNECTING ||
+	       sk->sk_state == QUIC_SS_ESTABLISHED;
+}
+
+/* The SOL_QUIC cmsgs of a sendmsg(); -EINVAL for anything malformed. */
+static int quic_parse_cmsgs(struct msghdr *msg, int *level,
+			    struct quic_stream_info *sinfo, bool *has_sinfo)
+{
+	struct cmsghdr *cmsg;
+
+	*level = -1;
+	*has_sinfo = false;
+	for_each_cmsghdr(cmsg, msg) {
+		if (!CMSG_OK(msg, cmsg))
+			return -EINVAL;
+		if (cmsg->cmsg_level != SOL_QUIC)
+			continue;
+		switch (cmsg->cmsg_type) {
+		case QUIC_HANDSHAKE_INFO: {
+			struct quic_handshake_info *hi = CMSG_DATA(cmsg);
+
+			if (cmsg->cmsg_len != CMSG_LEN(sizeof(*hi)))
+				return -EINVAL;
+			*level = hi->crypto_level;
+			break;
+		}
+		case QUIC_STREAM_INFO:
+			if (cmsg->cmsg_len != CMSG_LEN(sizeof(*sinfo)))
+				return -EINVAL;
+			memcpy(sinfo, CMSG_DATA(cmsg), sizeof(*sinfo));
+			*has_sinfo = true;
+			break;
+		default:
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 int quic_sock_sendmsg(struct sock *sk, struct msghdr *msg, size_t len)
 {
-	return -ENOTCONN;
+	struct quic_stream_info sinfo;
+	bool has_sinfo;
+	int level, err;
+
+	err = quic_parse_cmsgs(msg, &level, &sinfo, &has_sinfo);
+	if (err)
+		return err;
+
+	lock_sock(sk);
+	err = sock_error(sk);
+	if (err)
+		goto out;
+	err = -ENOTCONN;
+	if (!quic_is_live(sk))
+		goto out;
+	if (level < 0) {
+		/* Stream data and datagrams come with the stream layer. */
+		err = -EOPNOTSUPP;
+		goto out;
+	}
+	err = quic_crypto_frames_write(sk, level, msg, len);
+	if (err >= 0)
+		quic_output(sk);
+out:
+	release_sock(sk);
+	return err;
+}
+
+static int quic_put_rcv_cmsg(struct msghdr *msg, const struct quic_rcv_cb *cb)
+{
+	if (cb->kind == QUIC_RCV_HANDSHAKE) {
+		struct quic_handshake_info hi = { .crypto_level = cb->level };
+
+		return put_cmsg(msg, SOL_QUIC, QUIC_HANDSHAKE_INFO,
+				sizeof(hi), &hi);
+	}
+	return 0;
 }
 
 int quic_sock_recvmsg(struct sock *sk, struct msghdr *msg, size_t len,
 		      int flags, int *addr_len)
 {
-	return -ENOTCONN;
+	struct sk_buff *skb;
+	long timeo;
+	int err, copy;
+
+	if (flags & ~(MSG_DONTWAIT | MSG_PEEK | MSG_TRUNC | MSG_CMSG_COMPAT |
+		      MSG_WAITALL | MSG_NOSIGNAL))
+		return -EOPNOTSUPP;
+
+	lock_sock(sk);
+	timeo = sock_rcvtimeo(sk, flags & MSG_DONTWAIT);
+	for (;;) {
+		skb = skb_peek(&sk->sk_receive_queue);
+		if (skb)
+			break;
+		err = sock_error(sk);
+		if (err)
+			goto out;
+		if (!quic_is_live(sk)) {
+			/* Never connected: ENOTCONN; the connection ended: EOF. */
+			err = qs_never_connected(sk) ? -ENOTCONN : 0;
+			goto out;
+		}
+		err = -EAGAIN;
+		if (!timeo)
+			goto out;
+		sk_wait_data(sk, &timeo, NULL);
+		err = sock_intr_errno(timeo);
+		if (signal_pending(current))
+			goto out;
+	}
+
+	copy = min_t(size_t, len, skb->len);
+	err = skb_copy_datagram_msg(skb, 0, msg, copy);
+	if (err)
+		goto out;
+	err = quic_put_rcv_cmsg(msg, QUIC_RCV_CB(skb));
+	if (err)
+		goto out;
+	if (!(flags & MSG_PEEK)) {
+		if (copy < skb->len) {
+			/* The rest stays for the next call. */
+			skb_pull(skb, copy);
+			QUIC_RCV_CB(skb)->offset += copy;
+		} else {
+			__skb_unlink(skb, &sk->sk_receive_queue);
+			kfree_skb(skb);
+		}
+	}
+	err = copy;
+out:
+	release_sock(sk);
+	return err;
 }
 
 int quic_inet_bind(struct socket *sock, struct sockaddr *addr, int addr_len)
@@ -154,43 +332,163 @@ int quic_inet_bind(struct socket *sock, struct sockaddr *addr, int addr_len)
 	return quic_sock_bind(sock->sk, addr, addr_len);
 }
 
-/* Connections are not built yet. */
 int quic_inet_connect(struct socket *sock, struct sockaddr *addr,
 		      int addr_len, int flags)
 {
-	return -EOPNOTSUPP;
+	struct sock *sk = sock->sk;
+	union quic_addr peer;
+	int err;
+
+	err = quic_addr_from_user(sk, addr, addr_len, &peer);
+	if (err)
+		return err;
+
+	lock_sock(sk);
+	err = -EISCONN;
+	if (quic_is_live(sk))
+		goto out;
+	err = -EINVAL;
+	if (sk->sk_state == QUIC_SS_LISTENING || qs_was_connected(sk))
+		goto out;
+	err = quic_sock_bind_any(sk);
+	if (err)
+		goto out;
+	err = quic_conn_connect(sk, &peer);
+	if (!err)
+		sock->state = SS_CONNECTING;
+out:
+	release_sock(sk);
+	return err;
 }
 
 int quic_inet_listen(struct socket *sock, int backlog)
 {
-	return -EOPNOTSUPP;
+	struct sock *sk = sock->sk;
+	int err;
+
+	lock_sock(sk);
+	err = -EINVAL;
+	if (quic_is_live(sk) || qs_was_connected(sk))
+		goto out;
+	WRITE_ONCE(sk->sk_max_ack_backlog, max(backlog, 1));
+	if (sk->sk_state == QUIC_SS_LISTENING) {
+		err = 0;
+		goto out;
+	}
+	err = quic_sock_bind_any(sk);
+	if (err)
+		goto out;
+	err = quic_udp_set_listener(quic_sk(sk)->udp, sk, true);
+	if (!err)
+		quic_set_state(sk, QUIC_SS_LISTENING);
+out:
+	release_sock(sk);
+	return err;
 }
 
-/* As for TCP, accept() on a socket that is not listening is -EINVAL. */
+/* A new socket for the connection whose first datagram is @skb. */
+static int quic_accept_one(struct sock *sk, struct sk_buff *skb,
+			   struct socket *newsock, bool kern)
+{
+	struct socket *tmp;
+	struct sock *newsk;
+	int err;
+
+	err = __sock_create(sock_net(sk), sk->sk_family, sk->sk_type,
+			    IPPROTO_QUIC, &tmp, kern);
+	if (err)
+		return err;
+	newsk = tmp->sk;
+	tmp->sk = NULL;
+	sock_release(tmp);
+
+	lock_sock(newsk);
+	err = quic_conn_accept(sk, newsk, skb);
+	release_sock(newsk);
+	if (err) {
+		newsk->sk_prot->close(newsk, 0);
+		return err;
+	}
+	sock_graft(newsk, newsock);
+	newsock->state = SS_CONNECTED;
+	return 0;
+}
+
 int quic_inet_accept(struct socket *sock, struct socket *newsock,
 		     struct proto_accept_arg *arg)
 {
-	return -EINVAL;
+	struct sock *sk = sock->sk, *owner;
+	struct quic_sock *qs = quic_sk(sk);
+	struct sk_buff *skb;
+	struct quic_hdr hdr;
+	long timeo;
+	int err;
+
+	lock_sock(sk);
+	timeo = sock_rcvtimeo(sk, arg->flags & O_NONBLOCK);
+	for (;;) {
+		err = -EINVAL;
+		if (sk->sk_state != QUIC_SS_LISTENING)
+			break;
+		skb = __skb_dequeue(&qs->accept_queue);
+		if (!skb) {
+			DEFINE_WAIT_FUNC(wait, woken_wake_function);
+
+			err = -EAGAIN;
+			if (!timeo)
+				break;
+			add_wait_queue(sk_sleep(sk), &wait);
+			sk_wait_event(sk, &timeo,
+				      !skb_queue_empty(&qs->accept_queue) ||
+				      sk->sk_state != QUIC_SS_LISTENING, &wait);
+			remove_wait_queue(sk_sleep(sk), &wait);
+			err = sock_intr_errno(timeo);
+			if (signal_pending(current))
+				break;
+			continue;
+		}
+		/* A later Initial of a connection accepted meanwhile. */
+		if (!quic_hdr_parse(skb->data, skb->len, QUIC_SCID_LEN, &hdr)) {
+			owner = quic_cid_lookup(sock_net(sk), hdr.dcid.data,
+						hdr.dcid.len);
+			if (owner) {
+				lock_sock(owner);
+				quic_input(owner, skb);
+				release_sock(owner);
+				sock_put(owner);
+				continue;
+			}
+		}
+		err = quic_accept_one(sk, skb, newsock, arg->kern);
+		if (!err)
+			break;
+		/* That one was bad; the next may be fine. */
+	}
+	release_sock(sk);
+	return err;
 }
 
 int quic_inet_getname(struct socket *sock, struct sockaddr *addr, int peer)
 {
 	struct sock *sk = sock->sk;
+	const union quic_addr *a;
 	int len;
 
-	if (peer)
-		return -ENOTCONN;
-
 	lock_sock(sk);
+	if (peer && !quic_is_live(sk)) {
+		release_sock(sk);
+		return -ENOTCONN;
+	}
+	a = peer ? &quic_sk(sk)->peer : &quic_sk(sk)->local;
 	if (sk->sk_family == AF_INET) {
 		struct sockaddr_in *sin = (struct sockaddr_in *)addr;
 
 		len = sizeof(*sin);
 		memset(sin, 0, len);
 		sin->sin_family = AF_INET;
-		if (quic_is_bound(sk)) {
-			sin->sin_addr = quic_sk(sk)->local.v4.sin_addr;
-			sin->sin_port = quic_sk(sk)->local.v4.sin_port;
+		if (a->sa.sa_family == AF_INET) {
+			sin->sin_addr = a->v4.sin_addr;
+			sin->sin_port = a->v4.sin_port;
 		}
 	} else {
 		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)addr;
@@ -198,29 +496,43 @@ int quic_inet_getname(struct socket *sock, struct sockaddr *addr, int peer)
 		len = sizeof(*sin6);
 		memset(sin6, 0, len);
 		sin6->sin6_family = AF_INET6;
-		if (quic_is_bound(sk)) {
-			sin6->sin6_addr = quic_sk(sk)->local.v6.sin6_addr;
-			sin6->sin6_port = quic_sk(sk)->local.v6.sin6_port;
-			sin6->sin6_scope_id = quic_sk(sk)->local.v6.sin6_scope_id;
+		if (a->sa.sa_family == AF_INET6) {
+			sin6->sin6_addr = a->v6.sin6_addr;
+			sin6->sin6_port = a->v6.sin6_port;
+			sin6->sin6_scope_id = a->v6.sin6_scope_id;
+		} else if (a->sa.sa_family == AF_INET) {
+			ipv6_addr_set_v4mapped(a->v4.sin_addr.s_addr,
+					       &sin6->sin6_addr);
+			sin6->sin6_port = a->v4.sin_port;
 		}
 	}
 	release_sock(sk);
 	return len;
 }
 
-/* Without a connection a socket is closed: like TCP, report hang-up. */
 __poll_t quic_inet_poll(struct file *file, struct socket *sock,
 			struct poll_table_struct *wait)
 {
 	struct sock *sk = sock->sk;
+	int state = inet_sk_state_load(sk);
 	__poll_t mask = 0;
 
 	sock_poll_wait(file, sock, wait);
 
+	if (state == QUIC_SS_LISTENING)
+		return skb_queue_empty_lockless(&quic_sk(sk)->accept_queue) ?
+		       0 : EPOLLIN | EPOLLRDNORM;
+
 	if (READ_ONCE(sk->sk_err))
 		mask |= EPOLLERR;
-	if (inet_sk_state_load(sk) == TCP_CLOSE)
+	if (!skb_queue_empty_lockless(&sk->sk_receive_queue))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	if (state == QUIC_SS_CONNECTING || state == QUIC_SS_ESTABLISHED)
+		mask |= EPOLLOUT | EPOLLWRNORM;
+	else if (state == QUIC_SS_CLOSED)
 		mask |= EPOLLHUP;
+	else
+		mask |= EPOLLIN | EPOLLRDNORM | EPOLLRDHUP;
 	return mask;
 }
 

@@ -13,7 +13,18 @@
 #include <net/sock.h>
 #include <linux/quic.h>
 
+#include "conn_id.h"
+#include "cong.h"
+#include "connection.h"
+#include "crypto.h"
+#include "recovery.h"
+#include "transport_param.h"
+
 struct quic_udp_sock;
+
+#define QUIC_ALPN_MAX		128	/* bytes of the comma-separated list */
+#define QUIC_TP_EXT_MAX		512	/* our encoded transport parameters */
+#define QUIC_TICKET_MAX		4096	/* session data or ticket key */
 
 union quic_addr {
 	struct sockaddr		sa;
@@ -26,8 +37,83 @@ struct quic_sock {
 
 	/* All fields below are protected by the socket lock. */
 	union quic_addr		local;	/* valid once bound */
+	union quic_addr		peer;	/* valid once connecting */
 	struct quic_udp_sock	*udp;	/* the UDP tunnel socket we are bound to */
+
+	bool			is_server;
+	bool			handshake_done;		/* both APP keys in */
+	bool			handshake_confirmed;	/* RFC 9001 §4.1.2 */
+	bool			peer_tp_set;
+	bool			peer_scid_set;	/* client: server's SCID seen */
+	u32			version;
+	struct quic_config	config;
+	struct quic_cid_set	cids;
+	struct quic_cid		odcid;		/* the client's first DCID */
+	struct quic_cid		peer_scid;	/* peer's Initial SCID */
+	struct quic_transport_params local_tp;
+	struct quic_transport_params peer_tp;
+	struct quic_crypto_ctx	crypto;
+	struct quic_space	space[QUIC_PN_SPACE_MAX];
+	struct quic_rtt		rtt;
+	struct quic_ld		ld;
+	struct quic_cong	cong;
+	struct quic_idle	idle;
+	struct quic_amp		amp;
+	u32			max_datagram;	/* UDP payload we send */
+	char			alpn[QUIC_ALPN_MAX];	/* NUL-terminated */
+	struct quic_connection_close close_info;	/* sent or received */
+
+	/* Timers; softirq handlers defer to release_cb via @deferred. */
+	struct timer_list	retransmit_timer;	/* loss and PTO */
+	struct timer_list	idle_timer;
+	struct timer_list	close_timer;		/* closing/draining end */
+	unsigned long		deferred;		/* BIT(enum quic_deferred) */
+
+	/* Listener: client Initials of connections not yet accepted. */
+	struct sk_buff_head	accept_queue;
+	/* Datagrams of levels whose keys are not installed yet. */
+	struct sk_buff_head	hold_queue;
+
+	u8			*ticket;	/* QUIC_SOCKOPT_SESSION_TICKET */
+	u32			ticket_len;
+	u32			events;		/* BIT(enum quic_event_type) on */
+	bool			close_set;	/* close_info given by the user */
 };
+
+/* Where a received datagram came from, while quic_input() runs. */
+struct quic_input_cb {
+	union quic_addr		peer;
+	union {
+		__be32		v4;
+		struct in6_addr	v6;
+	} local_ip;			/* the address it was sent to */
+};
+
+#define QUIC_INPUT_CB(skb)	((struct quic_input_cb *)&((skb)->cb[0]))
+
+/* Silent receive drops, each with its own counter (/proc/net/quic_drops). */
+enum quic_drop_reason {
+	QUIC_DROP_BAD_HEADER,
+	QUIC_DROP_UNSUPPORTED,
+	QUIC_DROP_NO_KEYS,
+	QUIC_DROP_HOLD_FULL,
+	QUIC_DROP_DECRYPT,
+	QUIC_DROP_DUPLICATE,
+	QUIC_DROP_NO_SOCKET,
+	QUIC_DROP_LISTEN,
+	QUIC_DROP_BACKLOG,
+	QUIC_DROP_XMIT,
+	QUIC_DROP_MAX,
+};
+
+extern atomic_long_t quic_drops[QUIC_DROP_MAX];
+extern const char *const quic_drop_names[QUIC_DROP_MAX];
+
+#define QUIC_DROP(sk, reason) do {					\
+	atomic_long_inc(&quic_drops[QUIC_DROP_##reason]);		\
+	net_dbg_ratelimited("quic: %p: drop: %s\n", (sk),		\
+			    quic_drop_names[QUIC_DROP_##reason]);	\
+} while (0)
 
 /* IPv6 sockets carry struct ipv6_pinfo after the QUIC state. */
 struct quic6_sock {
@@ -45,11 +131,23 @@ static inline bool quic_is_bound(const struct sock *sk)
 	return !!quic_sk(sk)->udp;
 }
 
+/* Has this socket ever had a connection (it cannot be reused for another)? */
+static inline bool qs_was_connected(const struct sock *sk)
+{
+	return quic_sk(sk)->peer.sa.sa_family != 0;
+}
+
+static inline bool qs_never_connected(const struct sock *sk)
+{
+	return !qs_was_connected(sk);
+}
+
 int quic_sock_init(struct sock *sk);
 void quic_sock_destroy(struct sock *sk);
 void quic_sock_close(struct sock *sk, long timeout);
 int quic_sock_bind(struct sock *sk, struct sockaddr *addr, int addr_len);
 int quic_sock_hash(struct sock *sk);
+int quic_sock_bind_any(struct sock *sk);
 void quic_sock_unhash(struct sock *sk);
 int quic_sock_sendmsg(struct sock *sk, struct msghdr *msg, size_t len);
 int quic_sock_recvmsg(struct sock *sk, struct msghdr *msg, size_t len,

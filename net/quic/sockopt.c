@@ -7,24 +7,247 @@
  * a setting is in force.
  */
 
+#include <linux/slab.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
 
 #include "socket.h"
 
+/* Copy @len bytes of @data out to a getsockopt() caller. */
+static int quic_put_opt(char __user *optval, int __user *optlen, int len,
+			const void *data, int dlen)
+{
+	if (len < dlen)
+		return -EINVAL;
+	if (put_user(dlen, optlen))
+		return -EFAULT;
+	if (dlen && copy_to_user(optval, data, dlen))
+		return -EFAULT;
+	return 0;
+}
+
+static int quic_set_crypto_secret(struct sock *sk, sockptr_t optval,
+				  unsigned int optlen)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	struct quic_crypto_secret secret;
+	int err;
+
+	if (!qs->peer.sa.sa_family)
+		return -ENOTCONN;
+	if (optlen != sizeof(secret))
+		return -EINVAL;
+	/* One copy from userspace: what we check is what we install. */
+	if (copy_from_sockptr(&secret, optval, sizeof(secret)))
+		return -EFAULT;
+	err = quic_crypto_set_secret(&qs->crypto, &secret);
+	memzero_explicit(secret.secret, sizeof(secret.secret));
+	if (err)
+		return err;
+
+	/* libquic installs the APP send secret last: the handshake is done. */
+	if (secret.level == QUIC_CRYPTO_APP &&
+	    quic_crypto_ready(&qs->crypto, QUIC_CRYPTO_APP, true) &&
+	    quic_crypto_ready(&qs->crypto, QUIC_CRYPTO_APP, false))
+		quic_conn_established(sk);
+	/* Packets that waited for these keys can be read now. */
+	quic_input_hold_retry(sk);
+	quic_output(sk);
+	return 0;
+}
+
+/* The peer's transport parameters, from its TLS extension (RFC 9000 §7.4). */
+static int quic_set_tp_ext(struct sock *sk, sockptr_t optval,
+			   unsigned int optlen)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	struct quic_transport_params tp;
+	u32 terr = 0;
+	u8 *buf;
+	int err;
+
+	if (optlen > QUIC_TICKET_MAX)
+		return -EINVAL;
+	buf = memdup_sockptr(optval, optlen);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	err = quic_tp_decode(buf, optlen, !qs->is_server, &tp, &terr);
+	kfree(buf);
+	if (err)
+		return -EINVAL;
+	if (qs->peer.sa.sa_family &&
+	    quic_tp_check_cids(&tp, !qs->is_server, &qs->peer_scid,
+			       &qs->odcid, NULL, &terr))
+		return -EINVAL;
+
+	qs->peer_tp = tp;
+	qs->peer_tp_set = true;
+	qs->ld.max_ack_delay = tp.max_ack_delay * USEC_PER_MSEC;
+	quic_idle_set_timeout(&qs->idle,
+			      qs->local_tp.max_idle_timeout * USEC_PER_MSEC,
+			      tp.max_idle_timeout * USEC_PER_MSEC);
+	return 0;
+}
+
+static int quic_set_alpn(struct sock *sk, sockptr_t optval,
+			 unsigned int optlen)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	char alpn[QUIC_ALPN_MAX] = {};
+
+	/* Through the stack: hardened usercopy guards the socket object. */
+	if (optlen >= sizeof(alpn))
+		return -EINVAL;
+	if (copy_from_sockptr(alpn, optval, optlen))
+		return -EFAULT;
+	memcpy(qs->alpn, alpn, sizeof(alpn));
+	return 0;
+}
+
+static int quic_set_close(struct sock *sk, sockptr_t optval,
+			  unsigned int optlen)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	struct quic_connection_close ci = {};
+
+	if (optlen < offsetof(struct quic_connection_close, phrase) ||
+	    optlen > sizeof(ci))
+		return -EINVAL;
+	if (copy_from_sockptr(&ci, optval, optlen))
+		return -EFAULT;
+	ci.phrase[sizeof(ci.phrase) - 1] = 0;
+	qs->close_info = ci;
+	qs->close_set = true;
+	/* A failed handshake (libquic: TLS alert) closes right away. */
+	if (sk->sk_state == QUIC_SS_CONNECTING)
+		quic_conn_close(sk, ci.errcode, ci.frame, false);
+	return 0;
+}
+
+static int quic_set_ticket(struct sock *sk, sockptr_t optval,
+			   unsigned int optlen)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	u8 *buf = NULL;
+
+	if (optlen > QUIC_TICKET_MAX)
+		return -EINVAL;
+	if (optlen) {
+		buf = memdup_sockptr(optval, optlen);
+		if (IS_ERR(buf))
+			return PTR_ERR(buf);
+	}
+	kfree_sensitive(qs->ticket);
+	qs->ticket = buf;
+	qs->ticket_len = optlen;
+	return 0;
+}
+
+static int quic_set_config(struct sock *sk, sockptr_t optval,
+			   unsigned int optlen)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	struct quic_config c;
+
+	if (optlen < sizeof(c))
+		return -EINVAL;
+	if (copy_from_sockptr(&c, optval, sizeof(c)))
+		return -EFAULT;
+	if (c.version && c.version != QUIC_VERSION_V1 &&
+	    c.version != QUIC_VERSION_V2)
+		return -EINVAL;
+	if (c.congestion_control_algo >= QUIC_CONG_ALG_BBR)
+		return -EINVAL;
+	if (qs->peer.sa.sa_family)
+		return -EISCONN;	/* the connection already runs */
+	qs->config = c;
+	if (c.version)
+		qs->version = c.version;
+	return 0;
+}
+
+static int quic_set_event(struct sock *sk, sockptr_t optval,
+			  unsigned int optlen)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	struct quic_event_option ev;
+
+	if (optlen < sizeof(ev))
+		return -EINVAL;
+	if (copy_from_sockptr(&ev, optval, sizeof(ev)))
+		return -EFAULT;
+	if (ev.type == QUIC_EVENT_NONE || ev.type >= QUIC_EVENT_MAX)
+		return -EINVAL;
+	if (ev.on)
+		qs->events |= BIT(ev.type);
+	else
+		qs->events &= ~BIT(ev.type);
+	return 0;
+}
+
 static int quic_setsockopt_quic(struct sock *sk, int optname,
 				sockptr_t optval, unsigned int optlen)
 {
 	switch (optname) {
-	/* QUIC_SOCKOPT_CRYPTO_SECRET: installed by the crypto component. */
+	case QUIC_SOCKOPT_CRYPTO_SECRET:
+		return quic_set_crypto_secret(sk, optval, optlen);
+	case QUIC_SOCKOPT_TRANSPORT_PARAM_EXT:
+		return quic_set_tp_ext(sk, optval, optlen);
+	case QUIC_SOCKOPT_ALPN:
+		return quic_set_alpn(sk, optval, optlen);
+	case QUIC_SOCKOPT_CONNECTION_CLOSE:
+		return quic_set_close(sk, optval, optlen);
+	case QUIC_SOCKOPT_SESSION_TICKET:
+		return quic_set_ticket(sk, optval, optlen);
+	case QUIC_SOCKOPT_CONFIG:
+		return quic_set_config(sk, optval, optlen);
+	case QUIC_SOCKOPT_EVENT:
+		return quic_set_event(sk, optval, optlen);
 	default:
 		return -ENOPROTOOPT;
 	}
 }
 
+static int quic_get_tp_ext(struct sock *sk, char __user *optval,
+			   int __user *optlen, int len)
+{
+	u8 buf[QUIC_TP_EXT_MAX];
+	int n;
+
+	n = quic_tp_encode(buf, sizeof(buf), &quic_sk(sk)->local_tp);
+	if (n < 0)
+		return n;
+	return quic_put_opt(optval, optlen, len, buf, n);
+}
+
+static int quic_get_event(struct sock *sk, char __user *optval,
+			  int __user *optlen, int len)
+{
+	struct quic_event_option ev;
+
+	if (len < sizeof(ev))
+		return -EINVAL;
+	if (copy_from_user(&ev, optval, sizeof(ev)))
+		return -EFAULT;
+	if (ev.type == QUIC_EVENT_NONE || ev.type >= QUIC_EVENT_MAX)
+		return -EINVAL;
+	ev.on = !!(quic_sk(sk)->events & BIT(ev.type));
+	return quic_put_opt(optval, optlen, len, &ev, sizeof(ev));
+}
+
 static int quic_getsockopt_quic(struct sock *sk, int optname,
 				char __user *optval, int __user *optlen)
 {
+	struct quic_sock *qs = quic_sk(sk);
+	/*
+	 * Hardened usercopy refuses copies straight out of the socket's slab
+	 * object, so values go through the stack.
+	 */
+	union {
+		char alpn[QUIC_ALPN_MAX];
+		struct quic_connection_close close;
+		struct quic_config config;
+	} u;
 	int len;
 
 	if (get_user(len, optlen))
@@ -33,6 +256,25 @@ static int quic_getsockopt_quic(struct sock *sk, int optname,
 		return -EINVAL;
 
 	switch (optname) {
+	case QUIC_SOCKOPT_TRANSPORT_PARAM_EXT:
+		return quic_get_tp_ext(sk, optval, optlen, len);
+	case QUIC_SOCKOPT_ALPN:
+		memcpy(u.alpn, qs->alpn, sizeof(u.alpn));
+		return quic_put_opt(optval, optlen, len, u.alpn,
+				    strlen(u.alpn));
+	case QUIC_SOCKOPT_CONNECTION_CLOSE:
+		u.close = qs->close_info;
+		return quic_put_opt(optval, optlen, len, &u.close,
+				    sizeof(u.close));
+	case QUIC_SOCKOPT_SESSION_TICKET:
+		return quic_put_opt(optval, optlen, len, qs->ticket,
+				    qs->ticket_len);
+	case QUIC_SOCKOPT_CONFIG:
+		u.config = qs->config;
+		return quic_put_opt(optval, optlen, len, &u.config,
+				    sizeof(u.config));
+	case QUIC_SOCKOPT_EVENT:
+		return quic_get_event(sk, optval, optlen, len);
 	default:
 		return -ENOPROTOOPT;
 	}
@@ -41,8 +283,14 @@ static int quic_getsockopt_quic(struct sock *sk, int optname,
 int quic_sock_setsockopt(struct sock *sk, int level, int optname,
 			 sockptr_t optval, unsigned int optlen)
 {
-	if (level == SOL_QUIC)
-		return quic_setsockopt_quic(sk, optname, optval, optlen);
+	int err;
+
+	if (level == SOL_QUIC) {
+		lock_sock(sk);
+		err = quic_setsockopt_quic(sk, optname, optval, optlen);
+		release_sock(sk);
+		return err;
+	}
 	/* IP options (TOS, TTL, IPV6_V6ONLY, ...) apply to the UDP path. */
 	if (level == SOL_IP && sk->sk_family == AF_INET)
 		return ip_setsockopt(sk, level, optname, optval, optlen);
@@ -54,8 +302,14 @@ int quic_sock_setsockopt(struct sock *sk, int level, int optname,
 int quic_sock_getsockopt(struct sock *sk, int level, int optname,
 			 char __user *optval, int __user *optlen)
 {
-	if (level == SOL_QUIC)
-		return quic_getsockopt_quic(sk, optname, optval, optlen);
+	int err;
+
+	if (level == SOL_QUIC) {
+		lock_sock(sk);
+		err = quic_getsockopt_quic(sk, optname, optval, optlen);
+		release_sock(sk);
+		return err;
+	}
 	if (level == SOL_IP && sk->sk_family == AF_INET)
 		return ip_getsockopt(sk, level, optname, optval, optlen);
 	if (level == SOL_IPV6 && sk->sk_family == AF_INET6)

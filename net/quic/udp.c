@@ -13,18 +13,181 @@
 #include <linux/mutex.h>
 #include <linux/net.h>
 #include <linux/slab.h>
+#include <net/ip6_route.h>
+#include <net/route.h>
+#include <net/udp.h>
 #include <net/udp_tunnel.h>
 
+#include "socket.h"
 #include "udp.h"
 
 static DEFINE_MUTEX(quic_udp_table_lock);
 static DEFINE_HASHTABLE(quic_udp_table, 6);	/* protected by quic_udp_table_lock */
 
-/* Packets are not processed yet: drop them, and tell UDP they were consumed. */
-static int quic_udp_encap_rcv(struct sock *sk, struct sk_buff *skb)
+/* Record who sent @skb and to which of our addresses, before the pull. */
+static void quic_udp_input_cb(struct sk_buff *skb)
 {
+	struct quic_input_cb *cb = QUIC_INPUT_CB(skb);
+	__be16 sport = udp_hdr(skb)->source;
+
+	if (ip_hdr(skb)->version == 4) {
+		__be32 saddr = ip_hdr(skb)->saddr, daddr = ip_hdr(skb)->daddr;
+
+		memset(cb, 0, sizeof(*cb));
+		cb->peer.v4.sin_family = AF_INET;
+		cb->peer.v4.sin_addr.s_addr = saddr;
+		cb->peer.v4.sin_port = sport;
+		cb->local_ip.v4 = daddr;
+	} else {
+		struct in6_addr saddr = ipv6_hdr(skb)->saddr;
+		struct in6_addr daddr = ipv6_hdr(skb)->daddr;
+		int ifindex = inet6_iif(skb);
+
+		memset(cb, 0, sizeof(*cb));
+		cb->peer.v6.sin6_family = AF_INET6;
+		cb->peer.v6.sin6_addr = saddr;
+		cb->peer.v6.sin6_port = sport;
+		if (ipv6_addr_type(&saddr) & IPV6_ADDR_LINKLOCAL)
+			cb->peer.v6.sin6_scope_id = ifindex;
+		cb->local_ip.v6 = daddr;
+	}
+}
+
+/*
+ * UDP hands us every datagram of the port.  Find the connection by its
+ * Destination Connection ID; long-header packets of unknown connections go
+ * to the listener, if any.  Always consumes the skb.
+ */
+static int quic_udp_encap_rcv(struct sock *usk, struct sk_buff *skb)
+{
+	struct quic_udp_sock *us = rcu_dereference_sk_user_data(usk);
+	struct quic_invariant inv;
+	struct sock *sk = NULL;
+
+	if (!us || skb_linearize(skb))
+		goto drop;
+	quic_udp_input_cb(skb);
+	__skb_pull(skb, sizeof(struct udphdr));
+	if (quic_hdr_parse_invariant(skb->data, skb->len, QUIC_SCID_LEN, &inv) < 0)
+		goto drop;
+
+	sk = quic_cid_lookup(sock_net(usk), inv.dcid, inv.dcid_len);
+	if (!sk && inv.long_form) {
+		sk = rcu_dereference(us->listener);
+		if (sk && !refcount_inc_not_zero(&sk->sk_refcnt))
+			sk = NULL;
+	}
+	if (!sk)
+		goto drop;
+
+	bh_lock_sock(sk);
+	if (!sock_owned_by_user(sk)) {
+		quic_input(sk, skb);
+	} else if (sk_add_backlog(sk, skb, READ_ONCE(sk->sk_rcvbuf))) {
+		QUIC_DROP(sk, BACKLOG);
+		kfree_skb(skb);
+	}
+	bh_unlock_sock(sk);
+	sock_put(sk);
+	return 0;
+
+drop:
+	QUIC_DROP(usk, NO_SOCKET);
 	kfree_skb(skb);
 	return 0;
+}
+
+/* One listener per UDP socket: -EADDRINUSE if another one has it. */
+int quic_udp_set_listener(struct quic_udp_sock *us, struct sock *sk, bool on)
+{
+	struct sock *cur;
+	int err = 0;
+
+	mutex_lock(&quic_udp_table_lock);
+	cur = rcu_dereference_protected(us->listener,
+					lockdep_is_held(&quic_udp_table_lock));
+	if (on) {
+		if (cur && cur != sk)
+			err = -EADDRINUSE;
+		else
+			rcu_assign_pointer(us->listener, sk);
+	} else if (cur == sk) {
+		RCU_INIT_POINTER(us->listener, NULL);
+	}
+	mutex_unlock(&quic_udp_table_lock);
+	return err;
+}
+
+static int quic_udp_xmit4(struct sock *usk, struct sk_buff *skb,
+			  const struct sockaddr_in *src,
+			  const struct sockaddr_in *dst)
+{
+	struct net *net = sock_net(usk);
+	struct flowi4 fl4;
+	struct rtable *rt;
+
+	rt = ip_route_output_ports(net, &fl4, usk, dst->sin_addr.s_addr,
+				   src->sin_addr.s_addr, dst->sin_port,
+				   src->sin_port, IPPROTO_UDP, 0, 0);
+	if (IS_ERR(rt)) {
+		kfree_skb(skb);
+		return PTR_ERR(rt);
+	}
+	/* RFC 9000 §14: QUIC datagrams must not be fragmented. */
+	udp_tunnel_xmit_skb(rt, usk, skb, fl4.saddr, fl4.daddr, 0,
+			    ip4_dst_hoplimit(&rt->dst), htons(IP_DF),
+			    src->sin_port, dst->sin_port, false, false);
+	return 0;
+}
+
+static int quic_udp_xmit6(struct sock *usk, struct sk_buff *skb,
+			  const struct sockaddr_in6 *src,
+			  const struct sockaddr_in6 *dst)
+{
+	struct flowi6 fl6 = {
+		.flowi6_proto	= IPPROTO_UDP,
+		.flowi6_oif	= dst->sin6_scope_id,
+		.daddr		= dst->sin6_addr,
+		.saddr		= src->sin6_addr,
+		.fl6_dport	= dst->sin6_port,
+		.fl6_sport	= src->sin6_port,
+	};
+	struct dst_entry *dst_ent;
+
+	dst_ent = ip6_dst_lookup_flow(sock_net(usk), usk, &fl6, NULL);
+	if (IS_ERR(dst_ent)) {
+		kfree_skb(skb);
+		return PTR_ERR(dst_ent);
+	}
+	skb->ignore_df = 0;
+	udp_tunnel6_xmit_skb(dst_ent, usk, skb, NULL, &fl6.saddr, &fl6.daddr,
+			     0, ip6_dst_hoplimit(dst_ent), 0,
+			     src->sin6_port, dst->sin6_port, false);
+	return 0;
+}
+
+/* Send one QUIC datagram of @sk to its peer.  Consumes @skb. */
+int quic_udp_xmit(struct sock *sk, struct sk_buff *skb)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	struct sock *usk = qs->udp->sock->sk;
+	union quic_addr src = qs->local;
+
+	if (qs->peer.sa.sa_family == AF_INET) {
+		/* A dual-stack socket talks to IPv4 peers from a mapped address. */
+		if (src.sa.sa_family == AF_INET6) {
+			__be16 port = src.v6.sin6_port;
+			__be32 a = ipv6_addr_v4mapped(&src.v6.sin6_addr) ?
+				   src.v6.sin6_addr.s6_addr32[3] : 0;
+
+			memset(&src, 0, sizeof(src));
+			src.v4.sin_family = AF_INET;
+			src.v4.sin_port = port;
+			src.v4.sin_addr.s_addr = a;
+		}
+		return quic_udp_xmit4(usk, skb, &src.v4, &qs->peer.v4);
+	}
+	return quic_udp_xmit6(usk, skb, &src.v6, &qs->peer.v6);
 }
 
 static int quic_udp_cfg(const union quic_addr *addr, bool v6only,

@@ -20,11 +20,19 @@ struct quic_udp_sock {
 	struct socket		*sock;
 	union quic_addr		addr;	/* the bound address, port filled in */
 	struct rcu_head		rcu;	/* encap_rcv may still see us in RCU */
+	struct sock __rcu	*listener;	/* gets Initials of new connections */
 };
 
 struct quic_udp_sock *quic_udp_sock_create(struct net *net,
 					   const union quic_addr *addr,
 					   bool v6only);
 void quic_udp_sock_put(struct quic_udp_sock *us);
+int quic_udp_set_listener(struct quic_udp_sock *us, struct sock *sk, bool on);
+int quic_udp_xmit(struct sock *sk, struct sk_buff *skb);
+
+static inline void quic_udp_sock_hold(struct quic_udp_sock *us)
+{
+	refcount_inc(&us->refcnt);
+}
 
 #endif /* _NET_QUIC_UDP_H */

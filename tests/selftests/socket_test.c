@@ -5,7 +5,9 @@
  * and close(), and the errnos of calls whose machinery is not built yet.
  */
 
+#define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -289,7 +291,11 @@ static void test_ipv6_v6only(void)
 }
 
 /* SOL_QUIC options that are implemented; every other one must fail. */
-static const int built_options[] = { -1 };
+static const int built_options[] = {
+	QUIC_SOCKOPT_EVENT, QUIC_SOCKOPT_CONNECTION_CLOSE, QUIC_SOCKOPT_CONFIG,
+	QUIC_SOCKOPT_ALPN, QUIC_SOCKOPT_SESSION_TICKET,
+	QUIC_SOCKOPT_CRYPTO_SECRET, QUIC_SOCKOPT_TRANSPORT_PARAM_EXT,
+};
 
 static int is_built(int optname)
 {
@@ -339,6 +345,11 @@ static void test_sockopt_other_levels(void)
 	close(fd);
 }
 
+static void fcntl_nonblock(int fd)
+{
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+}
+
 static void test_unconnected_calls(void)
 {
 	struct sockaddr_storage ss;
@@ -361,15 +372,110 @@ static void test_unconnected_calls(void)
 	close(fd);
 }
 
-/* Not built yet: these must say so rather than pretend. */
-static void test_not_built_calls(void)
+static void test_connect_semantics(void)
 {
 	struct sockaddr_storage ss;
 	socklen_t len = make_addr(AF_INET, "127.0.0.1", 4433, &ss);
+	int fd = quic_socket(AF_INET), lfd = quic_socket(AF_INET);
+
+	/* connect() binds an unbound socket and does not wait. */
+	CHECK_OK(connect(fd, (struct sockaddr *)&ss, len));
+	CHECK(bound_port(fd) != 0);
+	CHECK_ERR(connect(fd, (struct sockaddr *)&ss, len), EISCONN);
+	CHECK_ERR(listen(fd, 8), EINVAL);
+	CHECK_ERR(bind_to(fd, AF_INET, "127.0.0.1", 0), EINVAL);
+	len = sizeof(ss);
+	CHECK_OK(getpeername(fd, (struct sockaddr *)&ss, &len));
+	CHECK(ntohs(((struct sockaddr_in *)&ss)->sin_port) == 4433);
+	close(fd);
+
+	/* A listener: accept() would block, connect() is refused. */
+	CHECK_OK(bind_to(lfd, AF_INET, "127.0.0.1", 0));
+	CHECK_OK(listen(lfd, 4));
+	CHECK_OK(listen(lfd, 8));	/* again: only the backlog changes */
+	fcntl_nonblock(lfd);
+	CHECK_ERR(accept(lfd, NULL, NULL), EAGAIN);
+	len = make_addr(AF_INET, "127.0.0.1", 4433, &ss);
+	CHECK_ERR(connect(lfd, (struct sockaddr *)&ss, len), EINVAL);
+	close(lfd);
+
+	/* listen() on an unbound socket binds it first. */
+	lfd = quic_socket(AF_INET);
+	CHECK_OK(listen(lfd, 1));	/* listen() binds an unbound socket */
+	CHECK(bound_port(lfd) != 0);
+	close(lfd);
+}
+
+static void test_sockopt_values(void)
+{
+	struct quic_crypto_secret secret = { .send = 1, .level = QUIC_CRYPTO_HANDSHAKE,
+					     .type = 51 };
+	struct quic_event_option ev = { .type = QUIC_EVENT_STREAM_UPDATE, .on = 1 };
+	struct quic_config cfg, got;
+	struct sockaddr_storage ss;
+	unsigned char buf[512];
+	char alpn[64];
+	socklen_t len, alen = sizeof(alpn);
 	int fd = quic_socket(AF_INET);
 
-	CHECK_ERR(connect(fd, (struct sockaddr *)&ss, len), EOPNOTSUPP);
-	CHECK_ERR(listen(fd, 8), EOPNOTSUPP);
+	/* Secrets need a connection, and a well-formed struct. */
+	CHECK_ERR(setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_CRYPTO_SECRET, &secret,
+			     sizeof(secret)), ENOTCONN);
+	len = make_addr(AF_INET, "127.0.0.1", 4433, &ss);
+	CHECK_OK(connect(fd, (struct sockaddr *)&ss, len));
+	CHECK_ERR(setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_CRYPTO_SECRET, &secret,
+			     sizeof(secret) - 1), EINVAL);
+	secret.type = 99;
+	CHECK_ERR(setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_CRYPTO_SECRET, &secret,
+			     sizeof(secret)), EINVAL);
+	secret.type = 51;
+	secret.level = QUIC_CRYPTO_MAX;
+	CHECK_ERR(setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_CRYPTO_SECRET, &secret,
+			     sizeof(secret)), EINVAL);
+
+	/* Our transport parameters, encoded, once connecting. */
+	len = sizeof(buf);
+	CHECK_OK(getsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_TRANSPORT_PARAM_EXT, buf, &len));
+	CHECK(len > 10 && len < sizeof(buf));
+	len = 4;
+	CHECK_ERR(getsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_TRANSPORT_PARAM_EXT, buf, &len),
+		  EINVAL);
+	/* A malformed peer extension is refused. */
+	memset(buf, 0xff, 8);
+	CHECK_ERR(setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_TRANSPORT_PARAM_EXT, buf, 8),
+		  EINVAL);
+	close(fd);
+
+	fd = quic_socket(AF_INET6);
+	CHECK_OK(setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_ALPN, "h3,hq-interop", 13));
+	CHECK_OK(getsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_ALPN, alpn, &alen));
+	CHECK(alen == 13 && !memcmp(alpn, "h3,hq-interop", 13));
+	memset(buf, 'a', sizeof(buf));
+	CHECK_ERR(setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_ALPN, buf, sizeof(buf)), EINVAL);
+
+	CHECK_OK(setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_EVENT, &ev, sizeof(ev)));
+	ev.on = 0;
+	len = sizeof(ev);
+	CHECK_OK(getsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_EVENT, &ev, &len));
+	CHECK(ev.on == 1);
+	ev.type = QUIC_EVENT_MAX;
+	CHECK_ERR(setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_EVENT, &ev, sizeof(ev)), EINVAL);
+
+	len = sizeof(cfg);
+	CHECK_OK(getsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_CONFIG, &cfg, &len));
+	CHECK(len == sizeof(cfg) && cfg.version == QUIC_VERSION_V1);
+	cfg.version = QUIC_VERSION_V2;
+	CHECK_OK(setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_CONFIG, &cfg, sizeof(cfg)));
+	len = sizeof(got);
+	CHECK_OK(getsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_CONFIG, &got, &len));
+	CHECK(got.version == QUIC_VERSION_V2);
+	cfg.version = 0x12345678;
+	CHECK_ERR(setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_CONFIG, &cfg, sizeof(cfg)), EINVAL);
+
+	CHECK_OK(setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_SESSION_TICKET, "ticket", 6));
+	len = sizeof(buf);
+	CHECK_OK(getsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_SESSION_TICKET, buf, &len));
+	CHECK(len == 6 && !memcmp(buf, "ticket", 6));
 	close(fd);
 }
 
@@ -418,7 +524,8 @@ static const struct tap_test tests[] = {
 	{ "SOL_QUIC options not built yet are ENOPROTOOPT", test_sockopt_not_built },
 	{ "SOL_IP and SOL_SOCKET options work, other levels ENOPROTOOPT", test_sockopt_other_levels },
 	{ "calls needing a connection are ENOTCONN/EINVAL", test_unconnected_calls },
-	{ "connect()/listen() are EOPNOTSUPP until connections exist", test_not_built_calls },
+	{ "connect() binds and never blocks; listen(), accept(), EISCONN/EINVAL", test_connect_semantics },
+	{ "socket option values are checked and read back", test_sockopt_values },
 	{ "poll() on an unconnected socket reports POLLHUP only", test_poll_unconnected },
 	{ "1024 sockets bound and closed", test_many_sockets },
 };

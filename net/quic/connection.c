@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * QUIC connection life cycle: set-up on connect() and on accept(), the
+ * handshake milestones, discarding Initial and Handshake state, and close.
+ * Every function here runs with the socket lock held.
+ */
+
+#include <linux/ktime.h>
+#include <linux/random.h>
+#include <net/ipv6.h>
+#include <net/sock.h>
+
+#include "socket.h"
+#include "udp.h"
+
+/* Microseconds on the monotonic clock; never 0, which recovery reads as unset. */
+u64 quic_now(void)
+{
+	return div_u64(ktime_get_ns(), NSEC_PER_USEC) + 1;
+}
+
+void quic_set_state(struct sock *sk, int state)
+{
+	int old = sk->sk_state;
+
+	inet_sk_set_state(sk, state);
+	if (old != state)
+		sk->sk_state_change(sk);
+}
+
+static void quic_space_init(struct quic_space *space)
+{
+	memset(space, 0, sizeof(*space));
+	space->largest_acked = QUIC_PN_NONE;
+	space->largest_rx = QUIC_PN_NONE;
+	quic_ack_ranges_init(&space->rx);
+	INIT_LIST_HEAD(&space->sent);
+	INIT_LIST_HEAD(&space->acked);
+	INIT_LIST_HEAD(&space->frames);
+	quic_crypto_frames_init(space);
+}
+
+static void quic_frames_free(struct list_head *frames)
+{
+	struct quic_frame_tx *f, *tmp;
+
+	list_for_each_entry_safe(f, tmp, frames, list) {
+		list_del(&f->list);
+		kfree(f);
+	}
+}
+
+static void quic_space_free(struct quic_space *space)
+{
+	quic_sent_free(space);
+	quic_frames_free(&space->frames);
+	quic_crypto_frames_free(space);
+}
+
+/* Our transport parameters before the application changes any. */
+static void quic_local_tp_defaults(struct quic_transport_params *tp)
+{
+	quic_tp_init(tp);
+	quic_tp_set(tp, QUIC_TPB_MAX_IDLE_TIMEOUT, 30000);
+	quic_tp_set(tp, QUIC_TPB_MAX_UDP_PAYLOAD_SIZE, 1472);
+	quic_tp_set(tp, QUIC_TPB_INITIAL_MAX_DATA, 16 << 20);
+	quic_tp_set(tp, QUIC_TPB_INITIAL_MAX_STREAM_DATA_BIDI_LOCAL, 4 << 20);
+	quic_tp_set(tp, QUIC_TPB_INITIAL_MAX_STREAM_DATA_BIDI_REMOTE, 4 << 20);
+	quic_tp_set(tp, QUIC_TPB_INITIAL_MAX_STREAM_DATA_UNI, 4 << 20);
+	quic_tp_set(tp, QUIC_TPB_INITIAL_MAX_STREAMS_BIDI, 100);
+	quic_tp_set(tp, QUIC_TPB_INITIAL_MAX_STREAMS_UNI, 100);
+	quic_tp_set(tp, QUIC_TPB_ACTIVE_CONNECTION_ID_LIMIT, 4);
+}
+
+void quic_conn_init(struct sock *sk)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	int i;
+
+	qs->version = QUIC_VERSION_V1;
+	qs->config.version = QUIC_VERSION_V1;
+	qs->max_datagram = QUIC_MIN_UDP_PAYLOAD;
+	quic_cid_set_init(&qs->cids);
+	quic_crypto_ctx_init(&qs->crypto);
+	for (i = 0; i < QUIC_PN_SPACE_MAX; i++)
+		quic_space_init(&qs->space[i]);
+	quic_local_tp_defaults(&qs->local_tp);
+	quic_tp_init(&qs->peer_tp);
+	quic_rtt_init(&qs->rtt, QUIC_K_INITIAL_RTT);
+	quic_ld_init(&qs->ld, false, QUIC_DEF_MAX_ACK_DELAY_MS * 1000ULL);
+	quic_cong_init(&qs->cong, QUIC_CONG_ALG_RENO, qs->max_datagram);
+	quic_idle_init(&qs->idle, quic_now());
+	quic_amp_init(&qs->amp, true);
+	skb_queue_head_init(&qs->accept_queue);
+	quic_timers_init(sk);
+}
+
+void quic_conn_free(struct sock *sk)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	int i;
+
+	quic_timers_stop(sk);
+	quic_cid_set_free(&qs->cids);
+	for (i = 0; i < QUIC_PN_SPACE_MAX; i++)
+		quic_space_free(&qs->space[i]);
+	quic_crypto_ctx_free(&qs->crypto);
+	skb_queue_purge(&qs->accept_queue);
+	memzero_explicit(&qs->local_tp.stateless_reset_token,
+			 sizeof(qs->local_tp.stateless_reset_token));
+}
+
+/* Both ends: the CIDs and keys every new connection starts with. */
+static int quic_conn_setup(struct sock *sk, const struct quic_cid *dcid,
+			   const struct quic_cid *odcid)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	struct quic_cid scid;
+	int err;
+
+	err = quic_crypto_set_version(&qs->crypto, qs->version);
+	if (err)
+		return err;
+	err = quic_cid_new_scid(sk, &qs->cids, &scid);
+	if (err)
+		return err;
+	err = quic_cid_add_dcid(&qs->cids, dcid, 0, NULL);
+	if (err)
+		return err;
+	qs->odcid = *odcid;
+	err = quic_crypto_set_initial(&qs->crypto, odcid->data, odcid->len,
+				      qs->is_server);
+	if (err)
+		return err;
+
+	qs->local_tp.initial_scid = scid;
+	quic_tp_mark(&qs->local_tp, QUIC_TPB_INITIAL_SCID);
+	if (qs->is_server) {
+		qs->local_tp.original_dcid = *odcid;
+		quic_tp_mark(&qs->local_tp, QUIC_TPB_ORIGINAL_DCID);
+	}
+	quic_ld_init(&qs->ld, qs->is_server, qs->ld.max_ack_delay);
+	quic_amp_init(&qs->amp, !qs->is_server);
+	quic_idle_init(&qs->idle, quic_now());
+	quic_set_state(sk, QUIC_SS_CONNECTING);
+	return 0;
+}
+
+/*
+ * Client: choose the connection IDs and derive the Initial keys; the first
+ * flight leaves when libquic writes the ClientHello.
+ */
+int quic_conn_connect(struct sock *sk, const union quic_addr *peer)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	struct quic_cid dcid;
+
+	qs->is_server = false;
+	qs->peer = *peer;
+	if (qs->config.version)
+		qs->version = qs->config.version;
+	/* RFC 9000 §7.2: at least 8 unpredictable bytes. */
+	quic_cid_random(&dcid, 8);
+	return quic_conn_setup(sk, &dcid, &dcid);
+}
+
+/*
+ * Server: @sk is the new socket for the connection whose first datagram
+ * @skb reached the listener @lsk.  Takes the listener's address and
+ * settings, then processes the datagram.
+ */
+int quic_conn_accept(struct sock *lsk, struct sock *sk, struct sk_buff *skb)
+{
+	struct quic_sock *lqs = quic_sk(lsk), *qs = quic_sk(sk);
+	struct quic_cid odcid, dcid;
+	struct quic_hdr hdr;
+	int err;
+
+	err = quic_hdr_parse(skb->data, skb->len, QUIC_SCID_LEN, &hdr);
+	if (err)
+		return err;
+	if (hdr.type != QUIC_PKT_INITIAL)
+		return -EPROTO;
+
+	qs->is_server = true;
+	qs->version = hdr.version;
+	qs->peer = QUIC_INPUT_CB(skb)->peer;
+	qs->local = lqs->local;
+	/* Answer from the address the client wrote to, not the wildcard. */
+	if (qs->local.sa.sa_family == AF_INET)
+		qs->local.v4.sin_addr.s_addr = QUIC_INPUT_CB(skb)->local_ip.v4;
+	else if (qs->peer.sa.sa_family == AF_INET6)
+		qs->local.v6.sin6_addr = QUIC_INPUT_CB(skb)->local_ip.v6;
+	else
+		ipv6_addr_set_v4mapped(QUIC_INPUT_CB(skb)->local_ip.v4,
+				       &qs->local.v6.sin6_addr);
+	qs->udp = lqs->udp;
+	quic_udp_sock_hold(qs->udp);
+	qs->config = lqs->config;
+	qs->local_tp = lqs->local_tp;
+	memcpy(qs->alpn, lqs->alpn, sizeof(qs->alpn));
+	inet_sk(sk)->inet_sport = inet_sk(lsk)->inet_sport;
+	inet_sk(sk)->inet_num = inet_sk(lsk)->inet_num;
+
+	odcid = hdr.dcid;
+	dcid = hdr.scid;
+	qs->peer_scid = hdr.scid;
+	qs->peer_scid_set = true;
+	err = quic_conn_setup(sk, &dcid, &odcid);
+	if (err)
+		return err;
+	/* Retransmitted client Initials still carry the original DCID. */
+	err = quic_cid_add_scid(sk, &qs->cids, &odcid);
+	if (err && err != -EEXIST)
+		return err;
+	return quic_input(sk, skb);
+}
+
+/* Both APP secrets are installed: libquic says the handshake is done. */
+void quic_conn_established(struct sock *sk)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	static const u8 handshake_done = QUIC_FRAME_HANDSHAKE_DONE;
+
+	if (qs->handshake_done)
+		return;
+	qs->handshake_done = true;
+	quic_set_state(sk, QUIC_SS_ESTABLISHED);
+	if (qs->is_server) {
+		/* RFC 9001 §4.1.2: complete means confirmed, for a server. */
+		qs->handshake_confirmed = true;
+		qs->ld.handshake_confirmed = true;
+		quic_output_ctrl(sk, QUIC_CRYPTO_APP, &handshake_done, 1,
+				 QUIC_FRAME_HANDSHAKE_DONE);
+		quic_conn_discard_space(sk, QUIC_PN_SPACE_HANDSHAKE);
+	}
+}
+
+/*
+ * Stop using a space (RFC 9001 §4.9): no more packets are sent or accepted
+ * in it, and what it had in flight no longer counts.  The keys themselves
+ * are freed in process context when the socket goes.
+ */
+void quic_conn_discard_space(struct sock *sk, u8 space_id)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	struct quic_space *space = &qs->space[space_id];
+	struct quic_sent_pkt *p;
+
+	if (space->discarded)
+		return;
+	space->discarded = true;
+	list_for_each_entry(p, &space->sent, list)
+		quic_cong_on_packet_removed(&qs->cong, &p->meta);
+	quic_sent_free(space);
+	quic_ld_discard_space(&qs->ld, space_id);
+	quic_timer_rearm(sk);
+}
+
+/* RFC 9000 §10.2: closing and draining last three times the PTO. */
+static u64 quic_closing_period(const struct quic_sock *qs)
+{
+	return 3 * quic_pto_duration(&qs->rtt, 0, QUIC_PN_SPACE_APP);
+}
+
+/*
+ * Close the connection from our side (RFC 9000 §10.2): send
+ * CONNECTION_CLOSE, then stay in the closing state for three PTOs.
+ */
+void quic_conn_close(struct sock *sk, u32 errcode, u8 frame_type, bool app)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	int state = sk->sk_state;
+
+	if (state != QUIC_SS_CONNECTING && state != QUIC_SS_ESTABLISHED)
+		return;
+	qs->close_info.errcode = errcode;
+	qs->close_info.frame = frame_type;
+	quic_output_close(sk, app);
+	quic_set_state(sk, QUIC_SS_CLOSING);
+	quic_timer_close(sk, quic_closing_period(qs));
+}
+
+/* The peer closed (RFC 9000 §10.2.2): drain, then report the error. */
+void quic_conn_peer_closed(struct sock *sk, u64 errcode, u64 frame_type,
+			   const u8 *reason, u64 reason_len)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	size_t n = min_t(u64, reason_len, QUIC_CLOSE_PHRASE_BUFFER_SIZE - 1);
+
+	if (sk->sk_state == QUIC_SS_DRAINING || sk->sk_state == QUIC_SS_CLOSED)
+		return;
+	qs->close_info.errcode = (u32)min_t(u64, errcode, U32_MAX);
+	qs->close_info.frame = (u8)min_t(u64, frame_type, U8_MAX);
+	memset(qs->close_info.phrase, 0, sizeof(qs->close_info.phrase));
+	memcpy(qs->close_info.phrase, reason, n);
+	quic_set_state(sk, QUIC_SS_DRAINING);
+	WRITE_ONCE(sk->sk_err, ECONNRESET);
+	sk_error_report(sk);
+	quic_timer_close(sk, quic_closing_period(qs));
+}
+
+/* Silent close on idle timeout (RFC 9000 §10.1). */
+void quic_conn_idle_timeout(struct sock *sk)
+{
+	quic_set_state(sk, QUIC_SS_CLOSED);
+	WRITE_ONCE(sk->sk_err, ETIMEDOUT);
+	sk_error_report(sk);
+	quic_timers_stop(sk);
+}

@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * QUIC connection state carried by each connected socket: packet-number
+ * spaces, CRYPTO streams, frames queued and in flight, and the hooks the
+ * receive path, transmit path and timers call.
+ *
+ * Locking: all of it is protected by the socket lock.  Softirq code (UDP
+ * receive, timers) takes bh_lock_sock() and, when a user holds the socket,
+ * defers its work to release_cb (receive: the socket backlog; timers: the
+ * deferred bits below).
+ */
+
+#ifndef _NET_QUIC_CONNECTION_H
+#define _NET_QUIC_CONNECTION_H
+
+#include <linux/list.h>
+#include <linux/skbuff.h>
+#include <linux/timer.h>
+#include <net/tcp_states.h>
+
+#include "ack_ranges.h"
+#include "packet_header.h"
+#include "recovery.h"
+
+struct sock;
+union quic_addr;
+
+/*
+ * Connection states, kept in sk->sk_state with TCP's numbers so that the
+ * generic socket code (poll, inet_sk_state_load) reads them sensibly.
+ */
+enum quic_state {
+	QUIC_SS_CLOSED		= TCP_CLOSE,
+	QUIC_SS_LISTENING	= TCP_LISTEN,
+	QUIC_SS_CONNECTING	= TCP_SYN_SENT,		/* handshake running */
+	QUIC_SS_ESTABLISHED	= TCP_ESTABLISHED,
+	QUIC_SS_CLOSING		= TCP_CLOSING,		/* we sent CONNECTION_CLOSE */
+	QUIC_SS_DRAINING	= TCP_CLOSE_WAIT,	/* the peer did */
+};
+
+/* The biggest amount of CRYPTO data we keep per level (RFC 9000 §7.5). */
+#define QUIC_CRYPTO_BUF_MAX	(64 * 1024)
+
+/* Received CRYPTO data of one level, reassembled for recvmsg. */
+struct quic_crypto_rx {
+	u64			delivered;	/* next offset to hand to the user */
+	struct sk_buff_head	ooo;		/* out of order, by offset */
+	u32			ooo_bytes;
+};
+
+/* CRYPTO data of one level written by the user, kept until the level ends. */
+struct quic_crypto_tx {
+	u8			*buf;
+	u32			len;		/* bytes written by the user */
+	u32			cap;
+	u32			sent;		/* next new byte to send */
+};
+
+/*
+ * A frame queued for sending or carried by a packet in flight.  CRYPTO
+ * frames refer to the level's send buffer by offset; control frames carry
+ * their encoding.
+ */
+struct quic_frame_tx {
+	struct list_head	list;
+	u8			type;		/* QUIC_FRAME_* */
+	u8			level;		/* enum quic_crypto_level */
+	u16			len;		/* CRYPTO: data bytes; control: raw bytes */
+	u64			offset;		/* CRYPTO */
+	u8			raw[];		/* control frames, encoded */
+};
+
+/* A packet we sent that carried something to acknowledge. */
+struct quic_sent_pkt {
+	struct list_head	list;		/* in its space, ascending pn */
+	struct list_head	frames;		/* struct quic_frame_tx */
+	struct quic_sent_meta	meta;
+};
+
+/* One packet-number space (RFC 9000 §12.3); 0-RTT shares the APP one. */
+struct quic_space {
+	u64			next_pn;
+	u64			largest_acked;	/* QUIC_PN_NONE: none yet */
+	u64			largest_rx;	/* QUIC_PN_NONE: none yet */
+	u64			largest_rx_time;
+	struct quic_ack_ranges	rx;		/* packet numbers received */
+	bool			ack_pending;	/* ack-eliciting received, unacked */
+	u32			unacked_eliciting;
+	struct list_head	sent;		/* struct quic_sent_pkt */
+	struct list_head	acked;		/* newly acked, while an ACK is processed */
+	u32			in_flight;	/* ack-eliciting packets unacked */
+	u64			last_eliciting_time;
+	struct list_head	frames;		/* struct quic_frame_tx, to send */
+	struct quic_crypto_rx	crypto_rx;
+	struct quic_crypto_tx	crypto_tx;
+	bool			discarded;	/* keys gone: nothing more here */
+};
+
+/* What a receive-queue skb holds, for recvmsg. */
+enum quic_rcv_kind {
+	QUIC_RCV_HANDSHAKE,	/* CRYPTO data; level gives the level */
+	QUIC_RCV_STREAM,
+	QUIC_RCV_DATAGRAM,
+	QUIC_RCV_EVENT,
+};
+
+struct quic_rcv_cb {
+	u8	kind;		/* enum quic_rcv_kind */
+	u8	level;
+	u32	flags;		/* MSG_QUIC_STREAM_FIN ... */
+	s64	stream_id;
+	u64	offset;		/* CRYPTO or STREAM offset of skb->data */
+};
+
+#define QUIC_RCV_CB(skb)	((struct quic_rcv_cb *)&((skb)->cb[0]))
+
+/* Timer work deferred to release_cb when a user held the socket. */
+enum quic_deferred {
+	QUIC_DEFER_RETRANSMIT,
+	QUIC_DEFER_IDLE,
+	QUIC_DEFER_CLOSE,
+};
+
+static inline u8 quic_space_of_level(u8 level)
+{
+	switch (level) {
+	case QUIC_CRYPTO_INITIAL:
+		return QUIC_PN_SPACE_INITIAL;
+	case QUIC_CRYPTO_HANDSHAKE:
+		return QUIC_PN_SPACE_HANDSHAKE;
+	default:
+		return QUIC_PN_SPACE_APP;
+	}
+}
+
+static inline u8 quic_level_of_space(u8 space)
+{
+	switch (space) {
+	case QUIC_PN_SPACE_INITIAL:
+		return QUIC_CRYPTO_INITIAL;
+	case QUIC_PN_SPACE_HANDSHAKE:
+		return QUIC_CRYPTO_HANDSHAKE;
+	default:
+		return QUIC_CRYPTO_APP;
+	}
+}
+
+/* connection.c */
+void quic_conn_init(struct sock *sk);
+void quic_conn_free(struct sock *sk);
+void quic_set_state(struct sock *sk, int state);
+int quic_conn_connect(struct sock *sk, const union quic_addr *peer);
+int quic_conn_accept(struct sock *lsk, struct sock *sk, struct sk_buff *skb);
+void quic_conn_established(struct sock *sk);
+void quic_conn_close(struct sock *sk, u32 errcode, u8 frame_type,
+		     bool app);
+void quic_conn_discard_space(struct sock *sk, u8 space);
+void quic_conn_peer_closed(struct sock *sk, u64 errcode, u64 frame_type,
+			   const u8 *reason, u64 reason_len);
+void quic_conn_idle_timeout(struct sock *sk);
+u64 quic_now(void);
+
+/* crypto_frames.c */
+void quic_crypto_frames_init(struct quic_space *space);
+void quic_crypto_frames_free(struct quic_space *space);
+int quic_crypto_frames_write(struct sock *sk, u8 level, struct msghdr *msg,
+			     size_t len);
+int quic_crypto_frames_rcv(struct sock *sk, u8 level, u64 offset,
+			   const u8 *data, u64 len, u32 *terr);
+
+/* input.c */
+int quic_input(struct sock *sk, struct sk_buff *skb);
+int quic_listen_rcv(struct sock *sk, struct sk_buff *skb);
+int quic_backlog_rcv(struct sock *sk, struct sk_buff *skb);
+void quic_input_hold_retry(struct sock *sk);
+
+/* output.c */
+void quic_output(struct sock *sk);
+int quic_output_ctrl(struct sock *sk, u8 level, const u8 *raw, u16 len,
+		     u8 type);
+void quic_output_ack_now(struct sock *sk, u8 space);
+void quic_output_close(struct sock *sk, bool app);
+void quic_sent_free(struct quic_space *space);
+void quic_on_ack(struct sock *sk, u8 space, u64 smallest, u64 largest);
+struct quic_frame_ack;
+void quic_on_ack_done(struct sock *sk, u8 space,
+		      const struct quic_frame_ack *ack);
+void quic_retransmit_space(struct sock *sk, u8 space, bool pto);
+
+/* timer.c */
+void quic_timers_init(struct sock *sk);
+void quic_timers_stop(struct sock *sk);
+void quic_timer_rearm(struct sock *sk);
+void quic_timer_close(struct sock *sk, u64 delay_us);
+void quic_release_cb(struct sock *sk);
+
+#endif /* _NET_QUIC_CONNECTION_H */

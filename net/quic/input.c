@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * QUIC receive path: a UDP datagram for this socket is split into its
+ * coalesced packets; each is unprotected, checked against the packets
+ * already seen, and its frames are processed.
+ *
+ * Runs with the socket lock held: from the UDP receive path under
+ * bh_lock_sock() when no user holds the socket, otherwise from the socket
+ * backlog when the user releases it.  Packets that cannot be processed are
+ * dropped silently with a counter; protocol errors in authenticated packets
+ * close the connection with the transport error the decoder reported.
+ */
+
+#include <net/sock.h>
+
+#include "frame.h"
+#include "socket.h"
+#include "udp.h"
+
+/* Datagrams of a level whose keys are not installed yet are kept a while. */
+#define QUIC_HOLD_MAX	16
+
+static u8 quic_level_of_type(u8 type)
+{
+	switch (type) {
+	case QUIC_PKT_INITIAL:
+		return QUIC_CRYPTO_INITIAL;
+	case QUIC_PKT_HANDSHAKE:
+		return QUIC_CRYPTO_HANDSHAKE;
+	case QUIC_PKT_0RTT:
+		return QUIC_CRYPTO_EARLY;
+	default:
+		return QUIC_CRYPTO_APP;
+	}
+}
+
+/* Keep a packet (and what follows it in the datagram) until keys arrive. */
+static void quic_input_hold(struct sock *sk, struct sk_buff *skb,
+			    unsigned int off)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	struct sk_buff *copy;
+
+	if (skb_queue_len(&qs->hold_queue) >= QUIC_HOLD_MAX) {
+		QUIC_DROP(sk, HOLD_FULL);
+		return;
+	}
+	copy = skb_copy(skb, GFP_ATOMIC);
+	if (!copy)
+		return;
+	skb_pull(copy, off);
+	__skb_queue_tail(&qs->hold_queue, copy);
+}
+
+/* New keys are in: run the held packets again. */
+void quic_input_hold_retry(struct sock *sk)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	struct sk_buff_head q;
+	struct sk_buff *skb;
+
+	__skb_queue_head_init(&q);
+	skb_queue_splice_init(&qs->hold_queue, &q);
+	while ((skb = __skb_dequeue(&q)))
+		quic_input(sk, skb);
+}
+
+static int quic_rcv_ack(struct sock *sk, u8 space_id,
+			const struct quic_frame_ack *ack, u32 *terr)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	struct quic_space *space = &qs->space[space_id];
+	struct quic_ack_iter it;
+	u64 smallest, largest;
+
+	if (space->next_pn == 0 || ack->largest >= space->next_pn) {
+		*terr = QUIC_TRANSPORT_ERROR_PROTOCOL_VIOLATION;
+		return -EPROTO;	/* acknowledges a packet we never sent */
+	}
+	quic_ack_iter_init(&it, ack);
+	while (quic_ack_iter_next(&it, &smallest, &largest))
+		quic_on_ack(sk, space_id, smallest, largest);
+	quic_on_ack_done(sk, space_id, ack);
+	return 0;
+}
+
+static int quic_rcv_frame(struct sock *sk, u8 pkt_type, u8 level,
+			  const struct quic_frame *f, u32 *terr)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	u8 space_id = quic_space_of_level(level);
+
+	switch (f->type) {
+	case QUIC_FRAME_PADDING:
+	case QUIC_FRAME_PING:
+		return 0;
+	case QUIC_FRAME_ACK:
+	case QUIC_FRAME_ACK_ECN:
+		return quic_rcv_ack(sk, space_id, &f->ack, terr);
+	case QUIC_FRAME_CRYPTO:
+		return quic_crypto_frames_rcv(sk, level, f->crypto.offset,
+					      f->crypto.data, f->crypto.len,
+					      terr);
+	case QUIC_FRAME_HANDSHAKE_DONE:
+		/* RFC 9001 §4.1.2: the client's handshake is confirmed. */
+		if (!qs->handshake_confirmed) {
+			qs->handshake_confirmed = true;
+			qs->ld.handshake_confirmed = true;
+			quic_conn_discard_space(sk, QUIC_PN_SPACE_HANDSHAKE);
+		}
+		return 0;
+	case QUIC_FRAME_CONNECTION_CLOSE:
+	case QUIC_FRAME_CONNECTION_CLOSE_APP:
+		quic_conn_peer_closed(sk, f->close.error_code,
+				      f->close.frame_type, f->close.reason,
+				      f->close.reason_len);
+		return 0;
+	case QUIC_FRAME_NEW_CONNECTION_ID:
+		/* Kept for later use; the first DCID stays active. */
+		if (qs->cids.n_dcids < qs->local_tp.active_connection_id_limit)
+			quic_cid_add_dcid(&qs->cids, &f->new_cid.cid,
+					  f->new_cid.seq, f->new_cid.token);
+		return 0;
+	case QUIC_FRAME_PATH_CHALLENGE: {
+		u8 resp[1 + QUIC_PATH_CHALLENGE_LEN];
+
+		resp[0] = QUIC_FRAME_PATH_RESPONSE;
+		memcpy(resp + 1, f->path_data, QUIC_PATH_CHALLENGE_LEN);
+		return quic_output_ctrl(sk, level, resp, sizeof(resp),
+					QUIC_FRAME_PATH_RESPONSE);
+	}
+	default:
+		/*
+		 * Streams, flow control, datagrams, tokens and CID retirement
+		 * are handled by later components; until then they are
+		 * accepted and ignored (the decoder has validated them).
+		 */
+		return 0;
+	}
+}
+
+/*
+ * One packet at @off in @skb.  Returns the bytes it occupies (so the next
+ * coalesced packet can follow), or a negative errno to drop the rest of
+ * the datagram.
+ */
+static int quic_rcv_packet(struct sock *sk, struct sk_buff *skb,
+			   unsigned int off, bool *ack_eliciting)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	struct quic_crypto_pkt cpkt = {};
+	struct quic_crypto_batch batch = {};
+	struct quic_space *space;
+	u8 *pkt = skb->data + off;
+	size_t left = skb->len - off;
+	struct quic_frame f;
+	struct quic_hdr hdr;
+	u32 trunc_pn, terr = 0;
+	u8 level, key_phase;
+	size_t hlen, plen;
+	bool eliciting = false;
+	int ret;
+
+	ret = quic_hdr_parse(pkt, left, QUIC_SCID_LEN, &hdr);
+	if (ret) {
+		QUIC_DROP(sk, BAD_HEADER);
+		return -EBADMSG;
+	}
+	if (hdr.type == QUIC_PKT_VERSION_NEGOTIATION ||
+	    hdr.type == QUIC_PKT_RETRY) {
+		/* Neither is supported yet: the handshake times out. */
+		QUIC_DROP(sk, UNSUPPORTED);
+		return -EBADMSG;
+	}
+	if (hdr.type != QUIC_PKT_1RTT && hdr.version != qs->version) {
+		QUIC_DROP(sk, BAD_HEADER);
+		return hdr.pkt_len;
+	}
+
+	level = quic_level_of_type(hdr.type);
+	space = &qs->space[quic_space_of_level(level)];
+	if (level == QUIC_CRYPTO_EARLY || space->discarded) {
+		QUIC_DROP(sk, NO_KEYS);
+		return hdr.pkt_len;
+	}
+	if (!quic_crypto_ready(&qs->crypto, level, false)) {
+		quic_input_hold(sk, skb, off);
+		return hdr.pkt_len;
+	}
+
+	cpkt.skb = skb;
+	cpkt.off = off;
+	cpkt.len = hdr.pkt_len;
+	cpkt.pn_off = hdr.pn_offset;
+	cpkt.level = level;
+	ret = quic_crypto_unprotect_header(&qs->crypto, &cpkt, &trunc_pn,
+					   &key_phase);
+	if (ret) {
+		QUIC_DROP(sk, BAD_HEADER);
+		return hdr.pkt_len;
+	}
+	ret = quic_hdr_finish(&hdr, pkt, hdr.pkt_len, space->largest_rx);
+	if (ret < 0 || hdr.pkt_len < (size_t)ret + QUIC_CRYPTO_TAG_LEN) {
+		QUIC_DROP(sk, BAD_HEADER);
+		return hdr.pkt_len;
+	}
+	hlen = ret;
+	cpkt.pn = hdr.pn;
+	cpkt.key = level == QUIC_CRYPTO_APP ?
+		   quic_crypto_rx_key(&qs->crypto, key_phase, hdr.pn) :
+		   QUIC_CRYPTO_KEY_CUR;
+
+	batch.pkts = &cpkt;
+	batch.n = 1;
+	ret = quic_crypto_decrypt_batch(&qs->crypto, &batch);
+	if (ret || cpkt.err) {
+		QUIC_DROP(sk, DECRYPT);
+		return hdr.pkt_len;
+	}
+	if (quic_ack_ranges_contains(&space->rx, hdr.pn) ||
+	    (space->rx.floor && hdr.pn < space->rx.floor)) {
+		QUIC_DROP(sk, DUPLICATE);
+		return hdr.pkt_len;
+	}
+	/* From here the packet is authentic: errors close the connection. */
+	if (quic_hdr_check_reserved(&hdr, &terr))
+		goto violation;
+
+	/* RFC 9000 §7.2: the server's first packet names its connection ID. */
+	if (!qs->is_server && !qs->peer_scid_set && hdr.type != QUIC_PKT_1RTT) {
+		qs->peer_scid = hdr.scid;
+		qs->peer_scid_set = true;
+		quic_cid_set_first_dcid(&qs->cids, &hdr.scid);
+	}
+
+	plen = hdr.pkt_len - hlen - QUIC_CRYPTO_TAG_LEN;
+	if (!plen) {
+		terr = QUIC_TRANSPORT_ERROR_PROTOCOL_VIOLATION;
+		goto violation;
+	}
+	pkt += hlen;
+	while (plen) {
+		ret = quic_frame_decode(pkt, plen, hdr.type, !qs->is_server,
+					&f, &terr);
+		if (ret < 0)
+			goto violation;
+		eliciting |= quic_frame_ack_eliciting(f.type);
+		if (quic_rcv_frame(sk, hdr.type, level, &f, &terr)) {
+			if (!terr)
+				terr = QUIC_TRANSPORT_ERROR_INTERNAL;
+			goto violation;
+		}
+		if (sk->sk_state == QUIC_SS_DRAINING)
+			return -ECONNRESET;
+		pkt += ret;
+		plen -= ret;
+	}
+
+	quic_ack_ranges_add(&space->rx, hdr.pn);
+	if (space->largest_rx == QUIC_PN_NONE || hdr.pn > space->largest_rx) {
+		space->largest_rx = hdr.pn;
+		space->largest_rx_time = quic_now();
+	}
+	if (eliciting) {
+		space->ack_pending = true;
+		space->unacked_eliciting++;
+		*ack_eliciting = true;
+	}
+	quic_idle_on_packet_received(&qs->idle, quic_now());
+
+	/* RFC 9001 §4.9.1: a server drops Initial keys on its first Handshake packet. */
+	if (qs->is_server && level == QUIC_CRYPTO_HANDSHAKE) {
+		quic_amp_validate(&qs->amp);
+		quic_conn_discard_space(sk, QUIC_PN_SPACE_INITIAL);
+	}
+	return hdr.pkt_len;
+
+violation:
+	quic_conn_close(sk, terr, (u8)f.type, false);
+	return -EPROTO;
+}
+
+int quic_input(struct sock *sk, struct sk_buff *skb)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	bool ack_eliciting = false;
+	unsigned int off = 0;
+	int ret;
+
+	switch (sk->sk_state) {
+	case QUIC_SS_LISTENING:
+		return quic_listen_rcv(sk, skb);
+	case QUIC_SS_CONNECTING:
+	case QUIC_SS_ESTABLISHED:
+		break;
+	default:
+		/* Closing or draining: nothing more is processed. */
+		kfree_skb(skb);
+		return 0;
+	}
+
+	quic_amp_on_received(&qs->amp, skb->len);
+	while (off < skb->len) {
+		ret = quic_rcv_packet(sk, skb, off, &ack_eliciting);
+		if (ret <= 0)
+			break;
+		off += ret;
+	}
+	consume_skb(skb);
+
+	if (sk->sk_state == QUIC_SS_CONNECTING ||
+	    sk->sk_state == QUIC_SS_ESTABLISHED) {
+		quic_output(sk);
+		quic_timer_rearm(sk);
+	}
+	return 0;
+}
+
+/*
+ * A datagram for a listener: client Initials of new connections wait for
+ * accept().  RFC 9000 §14.1 and §7.2: Initials in datagrams under 1200
+ * bytes, or with a Destination CID under 8 bytes, are dropped.
+ */
+int quic_listen_rcv(struct sock *sk, struct sk_buff *skb)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	struct quic_hdr hdr;
+
+	if (skb->len < QUIC_MIN_INITIAL_DATAGRAM ||
+	    quic_hdr_parse(skb->data, skb->len, QUIC_SCID_LEN, &hdr) ||
+	    hdr.type != QUIC_PKT_INITIAL || hdr.dcid.len < 8 ||
+	    (hdr.version != QUIC_VERSION_V1 && hdr.version != QUIC_VERSION_V2)) {
+		QUIC_DROP(sk, LISTEN);
+		kfree_skb(skb);
+		return 0;
+	}
+	if (skb_queue_len(&qs->accept_queue) >=
+	    READ_ONCE(sk->sk_max_ack_backlog)) {
+		QUIC_DROP(sk, BACKLOG);
+		kfree_skb(skb);
+		return 0;
+	}
+	__skb_queue_tail(&qs->accept_queue, skb);
+	sk->sk_data_ready(sk);
+	return 0;
+}
+
+/* Packets that arrived while a user held the socket. */
+int quic_backlog_rcv(struct sock *sk, struct sk_buff *skb)
+{
+	return quic_input(sk, skb);
+}

@@ -1,0 +1,630 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * QUIC transmit path: frames wait in their packet-number space; the packet
+ * builder fills packets level by level, coalesces them into one datagram
+ * (Initial, Handshake, 1-RTT), pads datagrams with Initial packets to
+ * 1200 bytes, respects the anti-amplification limit and the congestion
+ * window, encrypts them in one batch and hands the datagram to UDP.
+ *
+ * Packets that carry frames to acknowledge are remembered with their frames,
+ * so an acknowledgment frees them and a loss sends the frames (not the
+ * packet) again.  Everything here runs with the socket lock held.
+ */
+
+#include <linux/slab.h>
+#include <net/ipv6.h>
+#include <net/sock.h>
+
+#include "frame.h"
+#include "socket.h"
+#include "udp.h"
+#include "varint.h"
+
+/* Room UDP, IP and the link layer need in front of a datagram. */
+#define QUIC_TX_HEADROOM	(MAX_HEADER + sizeof(struct ipv6hdr) + \
+				 sizeof(struct udphdr))
+/* Datagrams sent per quic_output() call, so one call cannot run on. */
+#define QUIC_TX_BURST		64
+/* A long header with two CIDs of 20 bytes, a 2-byte Length and PN. */
+#define QUIC_HDR_MAX		(1 + 4 + 1 + 20 + 1 + 20 + 1 + 2 + 4)
+
+static struct quic_frame_tx *quic_frame_tx_alloc(u8 type, u8 level,
+						 u16 raw_len)
+{
+	struct quic_frame_tx *f;
+
+	f = kzalloc(struct_size(f, raw, raw_len), GFP_ATOMIC);
+	if (f) {
+		f->type = type;
+		f->level = level;
+		f->len = raw_len;
+	}
+	return f;
+}
+
+/* Queue a control frame, already encoded, for @level. */
+int quic_output_ctrl(struct sock *sk, u8 level, const u8 *raw, u16 len,
+		     u8 type)
+{
+	struct quic_space *space;
+	struct quic_frame_tx *f;
+
+	space = &quic_sk(sk)->space[quic_space_of_level(level)];
+	if (space->discarded)
+		return 0;
+	f = quic_frame_tx_alloc(type, level, len);
+	if (!f)
+		return -ENOMEM;
+	memcpy(f->raw, raw, len);
+	list_add_tail(&f->list, &space->frames);
+	return 0;
+}
+
+static bool quic_space_has_data(const struct quic_space *space)
+{
+	return !list_empty(&space->frames) ||
+	       space->crypto_tx.sent < space->crypto_tx.len;
+}
+
+static bool quic_space_wants_send(const struct quic_sock *qs, u8 id)
+{
+	const struct quic_space *space = &qs->space[id];
+	u8 level = quic_level_of_space(id);
+
+	if (space->discarded || !quic_crypto_ready(&qs->crypto, level, true))
+		return false;
+	return space->ack_pending || quic_space_has_data(space);
+}
+
+/* The ACK Delay field for the largest packet received in @space. */
+static u64 quic_ack_delay_field(const struct quic_sock *qs,
+				const struct quic_space *space, u64 now)
+{
+	u64 delay = now > space->largest_rx_time ?
+		    now - space->largest_rx_time : 0;
+
+	return delay >> qs->local_tp.ack_delay_exponent;
+}
+
+/* Write a CRYPTO frame of at most @room bytes; returns bytes written or 0. */
+static int quic_put_crypto(struct quic_wr *wr, const struct quic_crypto_tx *tx,
+			   u64 offset, u32 *len)
+{
+	size_t room = quic_wr_left(wr);
+	size_t over = 1 + quic_varint_len(offset) + 2;
+	u32 n;
+
+	if (room <= over)
+		return 0;
+	n = min_t(u32, *len, room - over);
+	if (quic_wr_u8(wr, QUIC_FRAME_CRYPTO) ||
+	    quic_wr_varint(wr, offset) || quic_wr_varint_fixed(wr, n, 2) ||
+	    quic_wr_bytes(wr, tx->buf + offset, n))
+		return 0;
+	*len = n;
+	return n;
+}
+
+/*
+ * Fill @wr with frames of @space: ACK first, then queued frames, then new
+ * CRYPTO data.  Frames that need acknowledging move to @sent.
+ */
+static bool quic_fill_frames(struct quic_sock *qs, u8 id, struct quic_wr *wr,
+			     bool ack_only, struct list_head *sent, u64 now)
+{
+	struct quic_space *space = &qs->space[id];
+	struct quic_crypto_tx *tx = &space->crypto_tx;
+	struct quic_frame_tx *f, *tmp;
+	bool eliciting = false;
+	int ret;
+
+	if (space->ack_pending && space->rx.n) {
+		ret = quic_ack_ranges_encode(&space->rx, wr->p, quic_wr_left(wr),
+					     quic_ack_delay_field(qs, space, now),
+					     NULL);
+		if (ret > 0) {
+			wr->p += ret;
+			space->ack_pending = false;
+			space->unacked_eliciting = 0;
+		}
+	}
+	if (ack_only)
+		return false;
+
+	list_for_each_entry_safe(f, tmp, &space->frames, list) {
+		if (f->type == QUIC_FRAME_CRYPTO) {
+			u32 len = f->len;
+
+			if (!quic_put_crypto(wr, tx, f->offset, &len))
+				break;
+			if (len < f->len) {
+				/* Send the head now; the rest stays queued. */
+				struct quic_frame_tx *head;
+
+				head = quic_frame_tx_alloc(f->type, f->level, 0);
+				if (!head)
+					break;
+				head->offset = f->offset;
+				head->len = len;
+				f->offset += len;
+				f->len -= len;
+				list_add_tail(&head->list, sent);
+				eliciting = true;
+				break;
+			}
+		} else {
+			if (quic_wr_bytes(wr, f->raw, f->len))
+				continue;	/* try it in the next packet */
+		}
+		list_move_tail(&f->list, sent);
+		eliciting = true;
+	}
+
+	while (tx->sent < tx->len) {
+		u32 len = min_t(u32, tx->len - tx->sent, U16_MAX);
+
+		f = quic_frame_tx_alloc(QUIC_FRAME_CRYPTO,
+					quic_level_of_space(id), 0);
+		if (!f)
+			break;
+		if (!quic_put_crypto(wr, tx, tx->sent, &len)) {
+			kfree(f);
+			break;
+		}
+		f->offset = tx->sent;
+		f->len = len;
+		tx->sent += len;
+		list_add_tail(&f->list, sent);
+		eliciting = true;
+	}
+	return eliciting;
+}
+
+struct quic_tx_pkt {
+	struct quic_hdr		hdr;
+	unsigned int		start;		/* offset in the skb */
+	u8			space;
+	bool			eliciting;
+	struct list_head	frames;
+};
+
+/*
+ * Append one packet of space @id to @skb, using at most @room bytes.
+ * Returns false if the space had nothing that fits.
+ */
+static bool quic_build_packet(struct sock *sk, struct sk_buff *skb, u8 id,
+			      unsigned int room, bool ack_only,
+			      struct quic_tx_pkt *tp, u64 now)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	struct quic_space *space = &qs->space[id];
+	const struct quic_cid *dcid = quic_cid_active_dcid(&qs->cids);
+	const struct quic_cid *scid = quic_cid_first_scid(&qs->cids);
+	struct quic_hdr *hdr = &tp->hdr;
+	struct quic_wr wr;
+	u8 *p = skb_tail_pointer(skb);
+	int hlen;
+
+	if (!dcid || !scid || room < QUIC_HDR_MAX + QUIC_CRYPTO_TAG_LEN + 8)
+		return false;
+
+	memset(hdr, 0, sizeof(*hdr));
+	hdr->type = id == QUIC_PN_SPACE_INITIAL ? QUIC_PKT_INITIAL :
+		    id == QUIC_PN_SPACE_HANDSHAKE ? QUIC_PKT_HANDSHAKE :
+		    QUIC_PKT_1RTT;
+	hdr->fixed_bit = true;
+	hdr->version = qs->version;
+	hdr->dcid = *dcid;
+	hdr->scid = *scid;
+	hdr->length_len = 2;
+	hdr->pn = space->next_pn;
+	hdr->pn_len = quic_pn_encode_len(hdr->pn, space->largest_acked);
+	if (id == QUIC_PN_SPACE_APP)
+		hdr->key_phase = quic_crypto_key_phase(&qs->crypto);
+	hlen = quic_hdr_encode(p, room, hdr);
+	if (hlen < 0)
+		return false;
+
+	quic_wr_init(&wr, p + hlen, room - hlen - QUIC_CRYPTO_TAG_LEN);
+	INIT_LIST_HEAD(&tp->frames);
+	tp->eliciting = quic_fill_frames(qs, id, &wr, ack_only, &tp->frames,
+					 now);
+	if (wr.p == p + hlen)
+		return false;		/* nothing fitted */
+
+	/* The header protection sample needs 4 bytes after the PN start. */
+	while (wr.p - (p + hlen) + hdr->pn_len < 4)
+		quic_wr_u8(&wr, QUIC_FRAME_PADDING);
+
+	space->next_pn++;
+	tp->start = p - skb->data;
+	tp->space = id;
+	skb_put(skb, wr.p - p);
+	return true;
+}
+
+/* Finish a packet: zero padding up to @pad_to, Length field, tag room. */
+static void quic_seal_packet(struct sk_buff *skb, struct quic_tx_pkt *tp,
+			     unsigned int pad)
+{
+	u8 *p = skb->data + tp->start;
+	unsigned int len;
+
+	if (pad)
+		skb_put_zero(skb, pad);
+	skb_put_zero(skb, QUIC_CRYPTO_TAG_LEN);
+	len = skb->len - tp->start;
+	if (tp->hdr.type != QUIC_PKT_1RTT)
+		quic_hdr_set_length(p, &tp->hdr,
+				    len - tp->hdr.pn_offset);
+}
+
+static void quic_record_sent(struct sock *sk, struct quic_tx_pkt *tp,
+			     unsigned int size, u64 now)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	struct quic_space *space = &qs->space[tp->space];
+	struct quic_sent_pkt *sp;
+
+	if (!tp->eliciting)
+		return;
+	sp = kzalloc(sizeof(*sp), GFP_ATOMIC);
+	if (!sp) {
+		/* Unrecorded: its frames go back to be sent again. */
+		list_splice_tail_init(&tp->frames, &space->frames);
+		return;
+	}
+	INIT_LIST_HEAD(&sp->frames);
+	list_splice_tail_init(&tp->frames, &sp->frames);
+	sp->meta.pn = tp->hdr.pn;
+	sp->meta.sent_time = now;
+	sp->meta.size = size;
+	sp->meta.ack_eliciting = true;
+	sp->meta.in_flight = true;
+	list_add_tail(&sp->list, &space->sent);
+	space->last_eliciting_time = now;
+	quic_ld_on_packet_sent(&qs->ld, tp->space, &sp->meta);
+	quic_cong_on_packet_sent(&qs->cong, &sp->meta);
+	quic_idle_on_ack_eliciting_sent(&qs->idle, now);
+}
+
+/*
+ * Build, protect and send one datagram.  Returns false when there was
+ * nothing (more) to send.
+ */
+static bool quic_output_datagram(struct sock *sk, u64 now)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	struct quic_crypto_pkt cpkts[QUIC_PN_SPACE_MAX] = {};
+	struct quic_tx_pkt tps[QUIC_PN_SPACE_MAX];
+	struct quic_crypto_batch batch = {};
+	unsigned int room = qs->max_datagram, n = 0, i, pad = 0;
+	bool ack_only, has_initial = false, eliciting = false;
+	struct sk_buff *skb;
+	u64 allowance;
+	int err;
+
+	allowance = quic_amp_allowance(&qs->amp);
+	qs->ld.at_amplification_limit = allowance < QUIC_MIN_UDP_PAYLOAD;
+	if (allowance < room)
+		room = allowance;
+	if (room < QUIC_MIN_UDP_PAYLOAD && !qs->amp.validated)
+		return false;
+	ack_only = quic_cong_window_left(&qs->cong) < room;
+
+	skb = alloc_skb(QUIC_TX_HEADROOM + room, GFP_ATOMIC);
+	if (!skb)
+		return false;
+	skb_reserve(skb, QUIC_TX_HEADROOM);
+
+	for (i = 0; i < QUIC_PN_SPACE_MAX; i++) {
+		if (!quic_space_wants_send(qs, i))
+			continue;
+		/* Earlier packets' tags are not written yet: leave room. */
+		if (!quic_build_packet(sk, skb, i, room - skb->len -
+				       n * QUIC_CRYPTO_TAG_LEN, ack_only,
+				       &tps[n], now))
+			continue;
+		has_initial |= i == QUIC_PN_SPACE_INITIAL;
+		eliciting |= tps[n].eliciting;
+		/* Seal all but the last later; the last may need padding. */
+		n++;
+		if (skb->len + n * QUIC_CRYPTO_TAG_LEN + QUIC_HDR_MAX + 64 > room)
+			break;
+	}
+	if (!n) {
+		kfree_skb(skb);
+		return false;
+	}
+
+	/* RFC 9000 §14.1: datagrams with Initial packets fill 1200 bytes. */
+	if (has_initial && (!qs->is_server || eliciting)) {
+		unsigned int total = skb->len + n * QUIC_CRYPTO_TAG_LEN;
+
+		if (total < QUIC_MIN_UDP_PAYLOAD)
+			pad = QUIC_MIN_UDP_PAYLOAD - total;
+	}
+
+	/*
+	 * The packets were written back to back without their tags; open a
+	 * gap for each tag from the last packet backwards.
+	 */
+	for (i = n; i-- > 0;) {
+		unsigned int end = i + 1 < n ? tps[i + 1].start : skb->len;
+		unsigned int tail = skb->len - end, shift = QUIC_CRYPTO_TAG_LEN;
+
+		if (i == n - 1) {
+			quic_seal_packet(skb, &tps[i], pad);
+			continue;
+		}
+		/* Move the packets after this one up to make room for its tag. */
+		skb_put(skb, shift);
+		memmove(skb->data + end + shift, skb->data + end, tail);
+		memset(skb->data + end, 0, shift);
+		for (unsigned int j = i + 1; j < n; j++)
+			tps[j].start += shift;
+		if (tps[i].hdr.type != QUIC_PKT_1RTT)
+			quic_hdr_set_length(skb->data + tps[i].start, &tps[i].hdr,
+					    end + shift - tps[i].start -
+					    tps[i].hdr.pn_offset);
+	}
+
+	for (i = 0; i < n; i++) {
+		unsigned int end = i + 1 < n ? tps[i + 1].start : skb->len;
+
+		cpkts[i].skb = skb;
+		cpkts[i].off = tps[i].start;
+		cpkts[i].len = end - tps[i].start;
+		cpkts[i].pn_off = tps[i].hdr.pn_offset;
+		cpkts[i].pn_len = tps[i].hdr.pn_len;
+		cpkts[i].level = quic_level_of_space(tps[i].space);
+		cpkts[i].pn = tps[i].hdr.pn;
+	}
+	batch.pkts = cpkts;
+	batch.n = n;
+	err = quic_crypto_encrypt_batch(&qs->crypto, &batch);
+	for (i = 0; i < n; i++)
+		if (cpkts[i].err)
+			err = cpkts[i].err;
+
+	for (i = 0; i < n; i++) {
+		if (err) {
+			/* Nothing left: the frames go back to their queue. */
+			list_splice_tail_init(&tps[i].frames,
+					      &qs->space[tps[i].space].frames);
+			continue;
+		}
+		quic_record_sent(sk, &tps[i], cpkts[i].len, now);
+	}
+	if (err) {
+		kfree_skb(skb);
+		return false;
+	}
+
+	quic_amp_on_sent(&qs->amp, skb->len);
+	err = quic_udp_xmit(sk, skb);
+	if (err)
+		QUIC_DROP(sk, XMIT);
+
+	/* RFC 9001 §4.9.1: a client drops Initial keys once it sends Handshake. */
+	for (i = 0; i < n; i++)
+		if (!qs->is_server && tps[i].space == QUIC_PN_SPACE_HANDSHAKE)
+			quic_conn_discard_space(sk, QUIC_PN_SPACE_INITIAL);
+	return true;
+}
+
+void quic_output(struct sock *sk)
+{
+	u64 now = quic_now();
+	int i;
+
+	if (sk->sk_state != QUIC_SS_CONNECTING &&
+	    sk->sk_state != QUIC_SS_ESTABLISHED)
+		return;
+	for (i = 0; i < QUIC_TX_BURST; i++)
+		if (!quic_output_datagram(sk, now))
+			break;
+	quic_timer_rearm(sk);
+}
+
+/*
+ * CONNECTION_CLOSE in every space we still have send keys for (RFC 9000
+ * §10.2.3: the peer may not have the newer keys yet).  An application
+ * close becomes a transport APPLICATION_ERROR outside 1-RTT packets.
+ */
+void quic_output_close(struct sock *sk, bool app)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	struct quic_connection_close *ci = &qs->close_info;
+	size_t phrase = strnlen(ci->phrase, sizeof(ci->phrase) - 1);
+	u8 raw[1 + 8 + 8 + 2 + QUIC_CLOSE_PHRASE_BUFFER_SIZE];
+	struct quic_wr wr;
+	int i;
+
+	for (i = 0; i < QUIC_PN_SPACE_MAX; i++) {
+		u8 level = quic_level_of_space(i);
+		bool in_app = app && i == QUIC_PN_SPACE_APP;
+
+		if (qs->space[i].discarded ||
+		    !quic_crypto_ready(&qs->crypto, level, true))
+			continue;
+		quic_wr_init(&wr, raw, sizeof(raw));
+		quic_wr_u8(&wr, in_app ? QUIC_FRAME_CONNECTION_CLOSE_APP :
+					 QUIC_FRAME_CONNECTION_CLOSE);
+		quic_wr_varint(&wr, app && !in_app ?
+			       QUIC_TRANSPORT_ERROR_APPLICATION : ci->errcode);
+		if (!in_app)
+			quic_wr_varint(&wr, app ? 0 : ci->frame);
+		quic_wr_varint(&wr, in_app ? phrase : 0);
+		if (in_app)
+			quic_wr_bytes(&wr, ci->phrase, phrase);
+		/* Close frames replace whatever else was waiting. */
+		quic_output_ctrl(sk, level, raw, wr.p - raw,
+				 QUIC_FRAME_CONNECTION_CLOSE);
+	}
+	for (i = 0; i < QUIC_PN_SPACE_MAX; i++)
+		qs->space[i].crypto_tx.sent = qs->space[i].crypto_tx.len;
+	quic_output_datagram(sk, quic_now());
+}
+
+static void quic_sent_pkt_free(struct quic_sent_pkt *sp)
+{
+	struct quic_frame_tx *f, *tmp;
+
+	list_for_each_entry_safe(f, tmp, &sp->frames, list)
+		kfree(f);
+	kfree(sp);
+}
+
+void quic_sent_free(struct quic_space *space)
+{
+	struct quic_sent_pkt *sp, *tmp;
+
+	list_for_each_entry_safe(sp, tmp, &space->sent, list) {
+		list_del(&sp->list);
+		quic_sent_pkt_free(sp);
+	}
+	list_for_each_entry_safe(sp, tmp, &space->acked, list) {
+		list_del(&sp->list);
+		quic_sent_pkt_free(sp);
+	}
+}
+
+/* One range of a received ACK frame: move what it covers to space->acked. */
+void quic_on_ack(struct sock *sk, u8 id, u64 smallest, u64 largest)
+{
+	struct quic_space *space = &quic_sk(sk)->space[id];
+	struct quic_sent_pkt *sp, *tmp;
+
+	list_for_each_entry_safe(sp, tmp, &space->sent, list) {
+		if (sp->meta.pn > largest)
+			break;
+		if (sp->meta.pn >= smallest)
+			list_move_tail(&sp->list, &space->acked);
+	}
+}
+
+/* Requeue the frames of a lost packet and forget the packet. */
+static void quic_on_lost(struct quic_space *space, struct quic_sent_pkt *sp)
+{
+	list_del(&sp->list);
+	list_splice_tail_init(&sp->frames, &space->frames);
+	kfree(sp);
+}
+
+#define QUIC_LOST_BATCH	32
+
+static void quic_detect_loss(struct sock *sk, u8 id, u64 now)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	struct quic_space *space = &qs->space[id];
+	struct quic_sent_meta lost[QUIC_LOST_BATCH];
+	struct quic_sent_pkt *sp, *tmp;
+	struct quic_loss_walk w;
+	bool persistent;
+	u32 n = 0;
+
+	if (space->largest_acked == QUIC_PN_NONE)
+		return;
+	quic_loss_walk_begin(&w, &qs->rtt, space->largest_acked, now);
+	list_for_each_entry_safe(sp, tmp, &space->sent, list) {
+		enum quic_loss_verdict v = quic_loss_walk_step(&w, &sp->meta);
+
+		if (v == QUIC_LOSS_STOP)
+			break;
+		if (v != QUIC_LOSS_LOST)
+			continue;
+		quic_ld_on_packet_removed(&qs->ld, id, &sp->meta);
+		lost[n++] = sp->meta;
+		quic_on_lost(space, sp);
+		if (n == QUIC_LOST_BATCH) {
+			quic_cong_on_packets_lost(&qs->cong, lost, n, false, now);
+			n = 0;
+		}
+	}
+	qs->ld.space[id].loss_time = w.loss_time;
+	if (n) {
+		persistent = quic_persistent_congestion(&qs->rtt,
+							qs->ld.max_ack_delay,
+							lost, n);
+		quic_cong_on_packets_lost(&qs->cong, lost, n, persistent, now);
+		if (persistent)
+			quic_rtt_reset_min(&qs->rtt);
+	}
+}
+
+/* After all ranges of an ACK frame: RTT, congestion control, loss. */
+void quic_on_ack_done(struct sock *sk, u8 id, const struct quic_frame_ack *ack)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	struct quic_space *space = &qs->space[id];
+	struct quic_sent_pkt *sp, *tmp, *largest = NULL;
+	bool eliciting = false;
+	u64 now = quic_now();
+
+	if (list_empty(&space->acked))
+		return;
+	list_for_each_entry(sp, &space->acked, list) {
+		eliciting |= sp->meta.ack_eliciting;
+		if (sp->meta.pn == ack->largest)
+			largest = sp;
+	}
+	if (space->largest_acked == QUIC_PN_NONE ||
+	    ack->largest > space->largest_acked)
+		space->largest_acked = ack->largest;
+
+	/* RFC 9002 §5.1: a sample only when the largest is newly acked. */
+	if (largest && eliciting) {
+		u64 delay = id == QUIC_PN_SPACE_APP ?
+			    ack->delay << qs->peer_tp.ack_delay_exponent : 0;
+
+		quic_rtt_update(&qs->rtt, now - largest->meta.sent_time,
+				delay, qs->ld.max_ack_delay, id,
+				qs->handshake_confirmed, now);
+	}
+	if (id == QUIC_PN_SPACE_HANDSHAKE && !qs->is_server)
+		qs->ld.handshake_ack_received = true;
+
+	list_for_each_entry_safe(sp, tmp, &space->acked, list) {
+		quic_ld_on_packet_removed(&qs->ld, id, &sp->meta);
+		quic_cong_on_packet_acked(&qs->cong, &sp->meta, &qs->rtt, now);
+		list_del(&sp->list);
+		quic_sent_pkt_free(sp);
+	}
+	quic_detect_loss(sk, id, now);
+	quic_ld_on_ack_received(&qs->ld);
+}
+
+/*
+ * Loss timer: time-threshold loss in @id, or a PTO probe (RFC 9002 §6.2.4):
+ * send the data still unacknowledged in @id again, or a PING if none.
+ */
+void quic_retransmit_space(struct sock *sk, u8 id, bool pto)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	struct quic_space *space = &qs->space[id];
+	static const u8 ping = QUIC_FRAME_PING;
+	struct quic_frame_tx *f, *copy;
+	struct quic_sent_pkt *sp;
+	bool queued = false;
+
+	if (!pto) {
+		quic_detect_loss(sk, id, quic_now());
+		return;
+	}
+	quic_ld_on_pto(&qs->ld);
+	list_for_each_entry(sp, &space->sent, list) {
+		list_for_each_entry(f, &sp->frames, list) {
+			copy = kmemdup(f, struct_size(f, raw, f->type ==
+					QUIC_FRAME_CRYPTO ? 0 : f->len),
+				       GFP_ATOMIC);
+			if (!copy)
+				break;
+			list_add_tail(&copy->list, &space->frames);
+			queued = true;
+		}
+	}
+	if (!queued && !space->discarded)
+		quic_output_ctrl(sk, quic_level_of_space(id), &ping, 1,
+				 QUIC_FRAME_PING);
+}

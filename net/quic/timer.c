@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * QUIC timers: loss detection and PTO (RFC 9002 §6), idle timeout
+ * (RFC 9000 §10.1) and the end of the closing or draining period
+ * (§10.2).  Handlers run in softirq; when a user holds the socket they set
+ * a deferred bit and quic_release_cb() does the work on release_sock().
+ *
+ * Every armed timer holds a socket reference (sk_reset_timer()).
+ */
+
+#include <linux/jiffies.h>
+#include <net/sock.h>
+
+#include "socket.h"
+
+static unsigned long quic_us_to_jiffies_from_now(u64 deadline, u64 now)
+{
+	u64 delta = deadline > now ? deadline - now : 0;
+
+	return jiffies + usecs_to_jiffies(min_t(u64, delta, 3600ULL * USEC_PER_SEC)) + 1;
+}
+
+/* Recompute the loss/PTO timer and the idle timer from the current state. */
+void quic_timer_rearm(struct sock *sk)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	struct quic_ld_timer t;
+	u64 now = quic_now(), idle;
+
+	if (sk->sk_state != QUIC_SS_CONNECTING &&
+	    sk->sk_state != QUIC_SS_ESTABLISHED)
+		return;
+
+	quic_ld_timer(&qs->ld, &qs->rtt, now, &t);
+	if (t.mode == QUIC_LD_NONE)
+		sk_stop_timer(sk, &qs->retransmit_timer);
+	else
+		sk_reset_timer(sk, &qs->retransmit_timer,
+			       quic_us_to_jiffies_from_now(t.deadline, now));
+
+	idle = quic_idle_deadline(&qs->idle,
+				  quic_pto_duration(&qs->rtt, qs->ld.max_ack_delay,
+						    QUIC_PN_SPACE_APP));
+	if (idle)
+		sk_reset_timer(sk, &qs->idle_timer,
+			       quic_us_to_jiffies_from_now(idle, now));
+}
+
+static void quic_retransmit_fire(struct sock *sk)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	struct quic_ld_timer t;
+	u64 now = quic_now();
+
+	if (sk->sk_state != QUIC_SS_CONNECTING &&
+	    sk->sk_state != QUIC_SS_ESTABLISHED)
+		return;
+	quic_ld_timer(&qs->ld, &qs->rtt, now, &t);
+	if (t.mode == QUIC_LD_NONE)
+		return;
+	if (t.deadline > now) {
+		quic_timer_rearm(sk);	/* fired early (jiffies rounding) */
+		return;
+	}
+	quic_retransmit_space(sk, t.space, t.mode != QUIC_LD_LOSS);
+	quic_output(sk);
+}
+
+static void quic_idle_fire(struct sock *sk)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	u64 now = quic_now(), idle;
+
+	if (sk->sk_state != QUIC_SS_CONNECTING &&
+	    sk->sk_state != QUIC_SS_ESTABLISHED)
+		return;
+	idle = quic_idle_deadline(&qs->idle,
+				  quic_pto_duration(&qs->rtt, qs->ld.max_ack_delay,
+						    QUIC_PN_SPACE_APP));
+	if (idle && idle <= now)
+		quic_conn_idle_timeout(sk);
+	else
+		quic_timer_rearm(sk);
+}
+
+static void quic_close_fire(struct sock *sk)
+{
+	if (sk->sk_state == QUIC_SS_CLOSING || sk->sk_state == QUIC_SS_DRAINING)
+		quic_set_state(sk, QUIC_SS_CLOSED);
+}
+
+/* Run @fn now, or on release_sock() if a user holds the socket. */
+static void quic_timer_run(struct sock *sk, void (*fn)(struct sock *sk),
+			   enum quic_deferred bit)
+{
+	bh_lock_sock(sk);
+	if (!sock_owned_by_user(sk))
+		fn(sk);
+	else if (!test_and_set_bit(bit, &quic_sk(sk)->deferred))
+		sock_hold(sk);	/* dropped by quic_release_cb() */
+	bh_unlock_sock(sk);
+	sock_put(sk);		/* the timer's reference */
+}
+
+static void quic_retransmit_timer(struct timer_list *t)
+{
+	struct quic_sock *qs = from_timer(qs, t, retransmit_timer);
+
+	quic_timer_run(&qs->inet.sk, quic_retransmit_fire,
+		       QUIC_DEFER_RETRANSMIT);
+}
+
+static void quic_idle_timer(struct timer_list *t)
+{
+	struct quic_sock *qs = from_timer(qs, t, idle_timer);
+
+	quic_timer_run(&qs->inet.sk, quic_idle_fire, QUIC_DEFER_IDLE);
+}
+
+static void quic_close_timer(struct timer_list *t)
+{
+	struct quic_sock *qs = from_timer(qs, t, close_timer);
+
+	quic_timer_run(&qs->inet.sk, quic_close_fire, QUIC_DEFER_CLOSE);
+}
+
+void quic_timers_init(struct sock *sk)
+{
+	struct quic_sock *qs = quic_sk(sk);
+
+	timer_setup(&qs->retransmit_timer, quic_retransmit_timer, 0);
+	timer_setup(&qs->idle_timer, quic_idle_timer, 0);
+	timer_setup(&qs->close_timer, quic_close_timer, 0);
+	qs->deferred = 0;
+}
+
+void quic_timers_stop(struct sock *sk)
+{
+	struct quic_sock *qs = quic_sk(sk);
+
+	sk_stop_timer(sk, &qs->retransmit_timer);
+	sk_stop_timer(sk, &qs->idle_timer);
+	sk_stop_timer(sk, &qs->close_timer);
+}
+
+/* Enter the closing or draining period: only the close timer runs. */
+void quic_timer_close(struct sock *sk, u64 delay_us)
+{
+	struct quic_sock *qs = quic_sk(sk);
+
+	sk_stop_timer(sk, &qs->retransmit_timer);
+	sk_stop_timer(sk, &qs->idle_timer);
+	sk_reset_timer(sk, &qs->close_timer,
+		       jiffies + usecs_to_jiffies(delay_us) + 1);
+}
+
+/* release_sock(): the timer work that found the socket busy. */
+void quic_release_cb(struct sock *sk)
+{
+	struct quic_sock *qs = quic_sk(sk);
+
+	if (test_and_clear_bit(QUIC_DEFER_RETRANSMIT, &qs->deferred)) {
+		quic_retransmit_fire(sk);
+		__sock_put(sk);
+	}
+	if (test_and_clear_bit(QUIC_DEFER_IDLE, &qs->deferred)) {
+		quic_idle_fire(sk);
+		__sock_put(sk);
+	}
+	if (test_and_clear_bit(QUIC_DEFER_CLOSE, &qs->deferred)) {
+		quic_close_fire(sk);
+		__sock_put(sk);
+	}
+}
