@@ -1,0 +1,354 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""hq-interop (HTTP/0.9) client and server on aioquic, for tests/interop.
+
+  aioquic_hq.py server --listen ADDR:PORT --cert F --key F --root DIR [--alpn A]
+  aioquic_hq.py client [--ca F | --insecure] --out DIR [--alpn A] URL...
+  aioquic_hq.py spawner --dir DIR     (see spawner(); used by tests/interop)
+
+hq-interop: the client sends "GET /path\\r\\n" on a new bidirectional stream
+with FIN, the server answers with the file's bytes and FIN, or resets the
+stream.  "--alpn h3" speaks HTTP/3 instead (for Debian's ngtcp2 examples,
+which know only h3).  The client fetches all URLs at once over one connection
+and exits 0 only if every file arrived whole (FIN, no reset, status 200).
+"""
+
+import argparse
+import asyncio
+import os
+import ssl
+import sys
+import time
+from urllib.parse import urlsplit
+
+from aioquic.asyncio import QuicConnectionProtocol, connect, serve
+from aioquic.h3.connection import H3Connection
+from aioquic.h3.events import DataReceived, HeadersReceived
+from aioquic.quic.configuration import QuicConfiguration
+from aioquic.quic.events import (ConnectionTerminated, HandshakeCompleted,
+                                 StreamDataReceived, StreamReset)
+
+HQ = "hq-interop"
+WINDOW = 16 << 20
+
+
+def log(*a):
+    print("aioquic_hq:", *a, file=sys.stderr, flush=True)
+
+
+def split_hostport(s):
+    host, _, port = s.rpartition(":")
+    return host.strip("[]"), int(port)
+
+
+class Server(QuicConnectionProtocol):
+    root = "."
+
+    def __init__(self, *a, **kw):
+        super().__init__(*a, **kw)
+        self.h3 = None
+        self.reqs = {}
+        self.start = time.monotonic()
+        self.sent = 0
+        self.streams = 0
+
+    def file(self, path):
+        """The bytes to answer path with, or None."""
+        full = os.path.realpath(os.path.join(self.root, path.lstrip("/")))
+        if full != self.root and not full.startswith(self.root + os.sep):
+            return None
+        if os.path.isdir(full):
+            full = os.path.join(full, "index.html")
+        try:
+            with open(full, "rb") as f:
+                return f.read()
+        except OSError:
+            return None
+
+    def quic_event_received(self, ev):
+        if isinstance(ev, HandshakeCompleted):
+            if ev.alpn_protocol == "h3":
+                self.h3 = H3Connection(self._quic)
+        elif isinstance(ev, ConnectionTerminated):
+            log("server: %d bytes, %.3f s, %d streams, closed: 0x%x %s" %
+                (self.sent, time.monotonic() - self.start, self.streams,
+                 ev.error_code, ev.reason_phrase))
+        if self.h3 is not None:
+            for h in self.h3.handle_event(ev):
+                if isinstance(h, HeadersReceived):
+                    self.answer_h3(h)
+        elif isinstance(ev, StreamDataReceived):
+            buf = self.reqs.get(ev.stream_id, b"") + ev.data
+            self.reqs[ev.stream_id] = buf
+            if b"\n" in buf or ev.end_stream:
+                del self.reqs[ev.stream_id]
+                self.answer_hq(ev.stream_id, buf)
+
+    def answer_hq(self, sid, req):
+        line = req.split(b"\n", 1)[0].rstrip(b"\r").decode("latin-1")
+        data = None
+        if line.startswith("GET /") and " " not in line[4:]:
+            data = self.file(line[4:])
+        if data is None:
+            log("server: stream %d: bad request or no file: %r" % (sid, line))
+            self._quic.reset_stream(sid, 0x10c)	# H3_REQUEST_REJECTED
+        else:
+            self._quic.send_stream_data(sid, data, end_stream=True)
+            self.sent += len(data)
+            self.streams += 1
+        self.transmit()
+
+    def answer_h3(self, h):
+        hdr = dict(h.headers)
+        data = self.file(hdr.get(b":path", b"").decode("latin-1"))
+        if hdr.get(b":method") != b"GET" or data is None:
+            self.h3.send_headers(h.stream_id, [(b":status", b"404")],
+                                 end_stream=True)
+        else:
+            self.h3.send_headers(h.stream_id, [
+                (b":status", b"200"),
+                (b"content-length", str(len(data)).encode())])
+            self.h3.send_data(h.stream_id, data, end_stream=True)
+            self.sent += len(data)
+            self.streams += 1
+        self.transmit()
+
+
+class Client(QuicConnectionProtocol):
+    def __init__(self, *a, **kw):
+        super().__init__(*a, **kw)
+        self.h3 = None
+        self.files = {}		# stream id -> [path, file, bytes, status]
+        self.done = asyncio.get_running_loop().create_future()
+        self.error = None
+
+    def request(self, urls, out):
+        for u in urls:
+            path = u.path or "/"
+            if u.query:
+                path += "?" + u.query
+            name = os.path.basename(u.path) or "index.html"
+            sid = self._quic.get_next_available_stream_id()
+            f = open(os.path.join(out, name), "wb")
+            self.files[sid] = [path, f, 0, None]
+            if self.h3:
+                self.h3.send_headers(sid, [
+                    (b":method", b"GET"), (b":scheme", b"https"),
+                    (b":authority", u.netloc.encode()),
+                    (b":path", path.encode())], end_stream=True)
+            else:
+                self._quic.send_stream_data(sid, b"GET %s\r\n" % path.encode(),
+                                            end_stream=True)
+        self.transmit()
+
+    def finish(self, sid, status):
+        x = self.files.get(sid)
+        if x is None or x[3] is not None:
+            return
+        x[3] = status
+        x[1].close()
+        if status != "ok":
+            log("client: %s: %s" % (x[0], status))
+        if all(v[3] is not None for v in self.files.values()) and \
+           not self.done.done():
+            self.done.set_result(None)
+
+    def data(self, sid, data, fin):
+        x = self.files.get(sid)
+        if x is None:
+            return
+        x[1].write(data)
+        x[2] += len(data)
+        if fin:
+            self.finish(sid, "ok")
+
+    def quic_event_received(self, ev):
+        # h3 must see the server's first streams, which may come before
+        # connect() returns
+        if isinstance(ev, HandshakeCompleted) and ev.alpn_protocol == "h3":
+            self.h3 = H3Connection(self._quic)
+        elif isinstance(ev, ConnectionTerminated):
+            self.error = "connection closed: error 0x%x%s: %s" % (
+                ev.error_code,
+                " (TLS alert %d)" % (ev.error_code - 0x100)
+                if 0x100 <= ev.error_code < 0x200 else "",
+                ev.reason_phrase or "-")
+            for sid in list(self.files):
+                self.finish(sid, "incomplete, " + self.error)
+            if not self.done.done():
+                self.done.set_result(None)
+        elif isinstance(ev, StreamReset):
+            self.finish(ev.stream_id, "reset by the server (error 0x%x)" %
+                        ev.error_code)
+        if self.h3 is not None:
+            for h in self.h3.handle_event(ev):
+                if isinstance(h, HeadersReceived):
+                    st = dict(h.headers).get(b":status", b"?")
+                    if st != b"200":
+                        self.finish(h.stream_id, "HTTP status %s" % st.decode())
+                    elif h.stream_ended:
+                        self.finish(h.stream_id, "ok")
+                elif isinstance(h, DataReceived):
+                    self.data(h.stream_id, h.data, h.stream_ended)
+        elif isinstance(ev, StreamDataReceived):
+            self.data(ev.stream_id, ev.data, ev.end_stream)
+
+
+async def run_server(a):
+    host, port = split_hostport(a.listen)
+    cfg = QuicConfiguration(is_client=False, alpn_protocols=a.alpn,
+                            max_data=WINDOW, max_stream_data=WINDOW,
+                            idle_timeout=a.idle_timeout)
+    cfg.load_cert_chain(a.cert, a.key)
+    Server.root = os.path.realpath(a.root)
+    await serve(host, port, configuration=cfg, create_protocol=Server)
+    log("server: listening on %s port %d, ALPN %s" % (host, port, a.alpn))
+    await asyncio.Future()
+
+
+async def run_client(a):
+    urls = [urlsplit(u) for u in a.urls]
+    if any(u.scheme != "https" or u.netloc != urls[0].netloc for u in urls):
+        log("client: URLs must all be https:// with the same host and port")
+        return 2
+    cfg = QuicConfiguration(is_client=True, alpn_protocols=a.alpn,
+                            max_data=WINDOW, max_stream_data=WINDOW,
+                            idle_timeout=a.idle_timeout)
+    if a.insecure:
+        cfg.verify_mode = ssl.CERT_NONE
+    elif a.ca:
+        cfg.load_verify_locations(a.ca)
+    if a.sni:
+        cfg.server_name = a.sni
+    os.makedirs(a.out, exist_ok=True)
+    t0 = time.monotonic()
+    made = []
+
+    def factory(*x, **kw):
+        made.append(Client(*x, **kw))
+        return made[-1]
+
+    connected = False
+    try:
+        async with connect(urls[0].hostname, urls[0].port or 443,
+                           configuration=cfg, create_protocol=factory) as proto:
+            connected = True
+            proto.request(urls, a.out)
+            await proto.done
+    except ConnectionError:
+        pass
+    dt = time.monotonic() - t0
+    if not connected:
+        log("client: handshake failed: %s" %
+            (made[0].error if made and made[0].error else "no connection"))
+        return 1
+    proto = made[0]
+    ok = sum(1 for v in proto.files.values() if v[3] == "ok")
+    nbytes = sum(v[2] for v in proto.files.values())
+    print("aioquic client: %d/%d files, %d bytes, %.3f s, %.1f MB/s" %
+          (ok, len(urls), nbytes, dt, nbytes / dt / 1e6 if dt else 0),
+          flush=True)
+    if proto.error and ok < len(urls):
+        log("client: " + proto.error)
+    return 0 if ok == len(urls) else 1
+
+
+def spawner(a):
+    """Import once, then fork one child per request: Python with aioquic
+    takes a minute to start in a TCG guest, a fork takes nothing.  A
+    request is a file DIR/req/ID.req of NUL-separated fields: network
+    namespace ("" for this one), log file, then the arguments of this
+    script.  The child's pid goes to DIR/ID.pid, its exit status (128+N
+    for signal N, like a shell) to DIR/ID.rc."""
+    import ctypes
+    import traceback
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    req = os.path.join(a.dir, "req")
+    os.makedirs(req, exist_ok=True)
+
+    def put(name, text):
+        tmp = os.path.join(a.dir, name + ".tmp")
+        with open(tmp, "w") as f:
+            f.write(text + "\n")
+        os.rename(tmp, os.path.join(a.dir, name))
+
+    def child(ns, logfile, argv):
+        rc = 1
+        try:
+            if ns:
+                fd = os.open("/run/netns/" + ns, os.O_RDONLY)
+                if libc.setns(fd, 0x40000000):	# CLONE_NEWNET
+                    raise OSError(ctypes.get_errno(), "setns " + ns)
+                os.close(fd)
+            fd = os.open(logfile, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+            os.dup2(fd, 1)
+            os.dup2(fd, 2)
+            os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
+            rc = main(argv)
+        except SystemExit as e:
+            rc = e.code if isinstance(e.code, int) else 1
+        except BaseException:
+            traceback.print_exc()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(rc or 0)
+
+    kids = {}
+    put("ready", str(os.getpid()))
+    while True:
+        for name in sorted(os.listdir(req)):
+            if not name.endswith(".req"):
+                continue
+            with open(os.path.join(req, name), "rb") as f:
+                fields = [x.decode() for x in f.read().split(b"\0")[:-1]]
+            os.unlink(os.path.join(req, name))
+            sys.stdout.flush()
+            sys.stderr.flush()
+            pid = os.fork()
+            if pid == 0:
+                child(fields[0], fields[1], fields[2:])
+            kids[pid] = name[:-4]
+            put(name[:-4] + ".pid", str(pid))
+        while kids:
+            pid, st = os.waitpid(-1, os.WNOHANG)
+            if pid == 0:
+                break
+            rc = os.waitstatus_to_exitcode(st)
+            put(kids.pop(pid) + ".rc", str(rc if rc >= 0 else 128 - rc))
+        time.sleep(0.05)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawTextHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("server")
+    s.add_argument("--listen", required=True, metavar="ADDR:PORT")
+    s.add_argument("--cert", required=True)
+    s.add_argument("--key", required=True)
+    s.add_argument("--root", required=True)
+    c = sub.add_parser("client")
+    g = c.add_mutually_exclusive_group()
+    g.add_argument("--ca", metavar="FILE", help="trust only this CA")
+    g.add_argument("--insecure", action="store_true", help="check nothing")
+    c.add_argument("--out", default=".", metavar="DIR")
+    c.add_argument("--sni", help="server name to send and check")
+    c.add_argument("urls", nargs="+", metavar="URL")
+    for x in (s, c):
+        x.add_argument("--alpn", default=HQ, help="hq-interop (default) or h3")
+        x.add_argument("--idle-timeout", type=float, default=30.0)
+    z = sub.add_parser("spawner", help="fork clients and servers on request")
+    z.add_argument("--dir", required=True)
+    a = p.parse_args(argv)
+    if a.cmd == "spawner":
+        return spawner(a)
+    a.alpn = [a.alpn]
+    return asyncio.run(run_server(a) if a.cmd == "server" else run_client(a))
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        sys.exit(130)

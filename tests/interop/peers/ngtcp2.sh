@@ -1,0 +1,106 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Debian's ngtcp2 examples behind the same command line as quic-hq and
+# aioquic_hq.py, for tests/interop:
+#
+#   ngtcp2.sh server --listen ADDR:PORT --cert F --key F --root DIR
+#   ngtcp2.sh client [--ca F | --insecure] --out DIR URL...
+#   ngtcp2.sh alpn        prints the ALPN the binaries speak
+#
+# What Debian ships (ngtcp2-server/ngtcp2-client 1.11, GnuTLS backend):
+#   /usr/sbin/gtlsserver  ADDR PORT KEY CERT, -d DIR serves files
+#   /usr/bin/gtlsclient   HOST PORT URI..., --download DIR saves them
+# Both are the HTTP/3 examples (nghttp3); their ALPN is "h3", fixed in the
+# binary, with no option to change it.  The HTTP/0.9 ("hq-interop")
+# variants of the upstream examples (examples/h09client.cc, h09server.cc)
+# are not packaged.  So Debian's ngtcp2 can only talk to a peer that speaks
+# h3: aioquic_hq.py --alpn h3 does, quic-hq does not.  If you build the
+# upstream h09 GnuTLS examples, point NGTCP2_SERVER/NGTCP2_CLIENT at them and
+# set NGTCP2_ALPN=hq-interop; they take the same options.
+#
+# gtlsclient loads the system trust store but never verifies the server
+# certificate (no gnutls_session_set_verify_cert call, no --ca option): any
+# certificate is accepted, so --ca is ignored and certificate failure tests
+# cannot use it as the client.
+set -u
+
+NGTCP2_SERVER=${NGTCP2_SERVER:-/usr/sbin/gtlsserver}
+NGTCP2_CLIENT=${NGTCP2_CLIENT:-/usr/bin/gtlsclient}
+NGTCP2_ALPN=${NGTCP2_ALPN:-h3}
+
+die() { echo "ngtcp2.sh: $*" >&2; exit 2; }
+
+# ADDR:PORT or [ADDR]:PORT -> "ADDR PORT"
+split_hostport() {
+	local s=$1
+	case $s in
+	\[*\]:*) host=${s%%]:*}; host=${host#[}; port=${s##*]:} ;;
+	*:*) host=${s%:*}; port=${s##*:} ;;
+	*) return 1 ;;
+	esac
+}
+
+server() {
+	local listen= cert= key= root=
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--listen) listen=$2; shift 2 ;;
+		--cert) cert=$2; shift 2 ;;
+		--key) key=$2; shift 2 ;;
+		--root) root=$2; shift 2 ;;
+		*) die "server: unknown argument $1" ;;
+		esac
+	done
+	[ -n "$listen" ] && [ -n "$cert" ] && [ -n "$key" ] && [ -n "$root" ] ||
+		die "server: --listen, --cert, --key and --root are all needed"
+	split_hostport "$listen" || die "server: bad --listen $listen"
+	exec "$NGTCP2_SERVER" --quiet --htdocs="$root" "$host" "$port" "$key" "$cert"
+}
+
+client() {
+	local out=. urls=() u first= host port
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--ca) echo "ngtcp2.sh: gtlsclient cannot check certificates; --ca $2 ignored" >&2
+		      shift 2 ;;
+		--insecure) shift ;;
+		--out) out=$2; shift 2 ;;
+		-*) die "client: unknown option $1" ;;
+		*) urls+=("$1"); shift ;;
+		esac
+	done
+	[ ${#urls[@]} -gt 0 ] || die "client: no URL given"
+	for u in "${urls[@]}"; do
+		case $u in https://*) ;; *) die "client: $u: only https:// URLs" ;; esac
+		u=${u#https://}
+		u=${u%%/*}
+		[ -z "$first" ] && first=$u
+		[ "$u" = "$first" ] || die "client: every URL must name the same host and port"
+	done
+	case $first in
+	*:*) split_hostport "$first" || die "client: bad host $first" ;;
+	*) host=$first; port=443 ;;
+	esac
+	mkdir -p "$out" || exit 2
+	"$NGTCP2_CLIENT" --quiet --exit-on-all-streams-close --download="$out" \
+		"$host" "$port" "${urls[@]}"
+	local rc=$? missing=0 name
+	for u in "${urls[@]}"; do
+		name=${u##*/}
+		name=${name%%[?#]*}
+		[ -n "$name" ] || name=index.html
+		if [ ! -f "$out/$name" ]; then
+			echo "ngtcp2.sh: $u: not downloaded" >&2
+			missing=$((missing + 1))
+		fi
+	done
+	echo "ngtcp2 client: $(( ${#urls[@]} - missing ))/${#urls[@]} files, gtlsclient status $rc"
+	[ $rc -eq 0 ] && [ $missing -eq 0 ]
+}
+
+case ${1:-} in
+server) shift; server "$@" ;;
+client) shift; client "$@" ;;
+alpn) echo "$NGTCP2_ALPN" ;;
+*) sed -n '3,8p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+esac
