@@ -36,7 +36,7 @@ check: deps
 	@tests/check
 
 demo: deps
-	@$(MAKE) -s module
+	@$(MAKE) -s module userspace
 	tests/vm/run -- tests/demo.sh
 
 clean:

@@ -13,3 +13,6 @@ for fam, host in ((socket.AF_INET, "127.0.0.1"), (socket.AF_INET6, "::1")):
 PY
 echo "quic.ko log:"
 dmesg | grep -i 'quic:' | sed 's/^/  /'
+echo
+echo "TLS 1.3 handshakes between two kernel QUIC sockets on loopback (libquic, PSK):"
+QUIC_LOG=2 tests/selftests/handshake_test 2>&1 | grep -E 'handshake complete|ALPN|^(not )?ok' | sed 's/^/  /'
