@@ -22,9 +22,9 @@ module:
 
 # Everything built on the host that the guest runs.
 userspace:
-	$(MAKE) -C tests/selftests
 	$(MAKE) -C libquic
 	$(MAKE) -C tools/quic-hq
+	$(MAKE) -C tests/selftests
 
 unit:
 	$(MAKE) -C tests/unit check
