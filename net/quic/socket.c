@@ -398,7 +398,12 @@ static int quic_accept_one(struct sock *sk, struct sk_buff *skb,
 			    IPPROTO_QUIC, &tmp, kern);
 	if (err)
 		return err;
+	/*
+	 * Move the new sock to @newsock before the temporary socket goes, so
+	 * its wait queue and sk_socket never point at freed memory.
+	 */
 	newsk = tmp->sk;
+	sock_graft(newsk, newsock);
 	tmp->sk = NULL;
 	sock_release(tmp);
 
@@ -406,10 +411,10 @@ static int quic_accept_one(struct sock *sk, struct sk_buff *skb,
 	err = quic_conn_accept(sk, newsk, skb);
 	release_sock(newsk);
 	if (err) {
+		newsock->sk = NULL;
 		newsk->sk_prot->close(newsk, 0);
 		return err;
 	}
-	sock_graft(newsk, newsock);
 	newsock->state = SS_CONNECTED;
 	return 0;
 }
