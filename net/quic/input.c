@@ -153,7 +153,7 @@ static int quic_rcv_packet(struct sock *sk, struct sk_buff *skb,
 	struct quic_space *space;
 	u8 *pkt = skb->data + off;
 	size_t left = skb->len - off;
-	struct quic_frame f;
+	struct quic_frame f = {};	/* f.type names the frame in a close */
 	struct quic_hdr hdr;
 	u32 trunc_pn, terr = 0;
 	u8 level, key_phase;
