@@ -40,16 +40,6 @@ static void quic_space_init(struct quic_space *space)
 	quic_crypto_frames_init(space);
 }
 
-static void quic_frames_free(struct list_head *frames)
-{
-	struct quic_frame_tx *f, *tmp;
-
-	list_for_each_entry_safe(f, tmp, frames, list) {
-		list_del(&f->list);
-		kfree(f);
-	}
-}
-
 static void quic_space_free(struct quic_space *space)
 {
 	quic_sent_free(space);

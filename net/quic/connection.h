@@ -180,6 +180,7 @@ int quic_output_ctrl(struct sock *sk, u8 level, const u8 *raw, u16 len,
 		     u8 type);
 void quic_output_ack_now(struct sock *sk, u8 space);
 void quic_output_close(struct sock *sk, bool app);
+void quic_frames_free(struct list_head *frames);
 void quic_sent_free(struct quic_space *space);
 void quic_on_ack(struct sock *sk, u8 space, u64 smallest, u64 largest);
 struct quic_frame_ack;

@@ -243,20 +243,33 @@ static bool quic_build_packet(struct sock *sk, struct sk_buff *skb, u8 id,
 	return true;
 }
 
-/* Finish a packet: zero padding up to @pad_to, Length field, tag room. */
-static void quic_seal_packet(struct sk_buff *skb, struct quic_tx_pkt *tp,
-			     unsigned int pad)
+/* Fill in the Length field of a long-header packet ending at skb->len. */
+static void quic_set_packet_length(struct sk_buff *skb,
+				   const struct quic_tx_pkt *tp)
 {
-	u8 *p = skb->data + tp->start;
-	unsigned int len;
-
-	if (pad)
-		skb_put_zero(skb, pad);
-	skb_put_zero(skb, QUIC_CRYPTO_TAG_LEN);
-	len = skb->len - tp->start;
 	if (tp->hdr.type != QUIC_PKT_1RTT)
-		quic_hdr_set_length(p, &tp->hdr,
-				    len - tp->hdr.pn_offset);
+		quic_hdr_set_length(skb->data + tp->start, &tp->hdr,
+				    skb->len - tp->start - tp->hdr.pn_offset);
+}
+
+/* Close the packet just built: room for its AEAD tag, then its Length. */
+static void quic_seal_packet(struct sk_buff *skb, const struct quic_tx_pkt *tp)
+{
+	skb_put_zero(skb, QUIC_CRYPTO_TAG_LEN);
+	quic_set_packet_length(skb, tp);
+}
+
+/* Grow the last, sealed packet by @pad bytes of PADDING before its tag. */
+static void quic_pad_last_packet(struct sk_buff *skb,
+				 const struct quic_tx_pkt *tp,
+				 unsigned int pad)
+{
+	u8 *tag = skb_tail_pointer(skb) - QUIC_CRYPTO_TAG_LEN;
+
+	skb_put(skb, pad);
+	memmove(tag + pad, tag, QUIC_CRYPTO_TAG_LEN);
+	memset(tag, 0, pad);
+	quic_set_packet_length(skb, tp);
 }
 
 static void quic_record_sent(struct sock *sk, struct quic_tx_pkt *tp,
@@ -298,7 +311,7 @@ static bool quic_output_datagram(struct sock *sk, u64 now)
 	struct quic_crypto_pkt cpkts[QUIC_PN_SPACE_MAX] = {};
 	struct quic_tx_pkt tps[QUIC_PN_SPACE_MAX];
 	struct quic_crypto_batch batch = {};
-	unsigned int room = qs->max_datagram, n = 0, i, pad = 0;
+	unsigned int room = qs->max_datagram, n = 0, i;
 	bool ack_only, has_initial = false, eliciting = false;
 	struct sk_buff *skb;
 	u64 allowance;
@@ -320,16 +333,14 @@ static bool quic_output_datagram(struct sock *sk, u64 now)
 	for (i = 0; i < QUIC_PN_SPACE_MAX; i++) {
 		if (!quic_space_wants_send(qs, i))
 			continue;
-		/* Earlier packets' tags are not written yet: leave room. */
-		if (!quic_build_packet(sk, skb, i, room - skb->len -
-				       n * QUIC_CRYPTO_TAG_LEN, ack_only,
+		if (!quic_build_packet(sk, skb, i, room - skb->len, ack_only,
 				       &tps[n], now))
 			continue;
+		quic_seal_packet(skb, &tps[n]);
 		has_initial |= i == QUIC_PN_SPACE_INITIAL;
 		eliciting |= tps[n].eliciting;
-		/* Seal all but the last later; the last may need padding. */
 		n++;
-		if (skb->len + n * QUIC_CRYPTO_TAG_LEN + QUIC_HDR_MAX + 64 > room)
+		if (skb->len + QUIC_HDR_MAX + 64 > room)
 			break;
 	}
 	if (!n) {
@@ -338,36 +349,10 @@ static bool quic_output_datagram(struct sock *sk, u64 now)
 	}
 
 	/* RFC 9000 §14.1: datagrams with Initial packets fill 1200 bytes. */
-	if (has_initial && (!qs->is_server || eliciting)) {
-		unsigned int total = skb->len + n * QUIC_CRYPTO_TAG_LEN;
-
-		if (total < QUIC_MIN_UDP_PAYLOAD)
-			pad = QUIC_MIN_UDP_PAYLOAD - total;
-	}
-
-	/*
-	 * The packets were written back to back without their tags; open a
-	 * gap for each tag from the last packet backwards.
-	 */
-	for (i = n; i-- > 0;) {
-		unsigned int end = i + 1 < n ? tps[i + 1].start : skb->len;
-		unsigned int tail = skb->len - end, shift = QUIC_CRYPTO_TAG_LEN;
-
-		if (i == n - 1) {
-			quic_seal_packet(skb, &tps[i], pad);
-			continue;
-		}
-		/* Move the packets after this one up to make room for its tag. */
-		skb_put(skb, shift);
-		memmove(skb->data + end + shift, skb->data + end, tail);
-		memset(skb->data + end, 0, shift);
-		for (unsigned int j = i + 1; j < n; j++)
-			tps[j].start += shift;
-		if (tps[i].hdr.type != QUIC_PKT_1RTT)
-			quic_hdr_set_length(skb->data + tps[i].start, &tps[i].hdr,
-					    end + shift - tps[i].start -
-					    tps[i].hdr.pn_offset);
-	}
+	if (has_initial && (!qs->is_server || eliciting) &&
+	    skb->len < QUIC_MIN_UDP_PAYLOAD)
+		quic_pad_last_packet(skb, &tps[n - 1],
+				     QUIC_MIN_UDP_PAYLOAD - skb->len);
 
 	for (i = 0; i < n; i++) {
 		unsigned int end = i + 1 < n ? tps[i + 1].start : skb->len;
@@ -458,21 +443,28 @@ void quic_output_close(struct sock *sk, bool app)
 		quic_wr_varint(&wr, in_app ? phrase : 0);
 		if (in_app)
 			quic_wr_bytes(&wr, ci->phrase, phrase);
-		/* Close frames replace whatever else was waiting. */
 		quic_output_ctrl(sk, level, raw, wr.p - raw,
 				 QUIC_FRAME_CONNECTION_CLOSE);
 	}
+	/* No more handshake data after the close. */
 	for (i = 0; i < QUIC_PN_SPACE_MAX; i++)
 		qs->space[i].crypto_tx.sent = qs->space[i].crypto_tx.len;
 	quic_output_datagram(sk, quic_now());
 }
 
-static void quic_sent_pkt_free(struct quic_sent_pkt *sp)
+void quic_frames_free(struct list_head *frames)
 {
 	struct quic_frame_tx *f, *tmp;
 
-	list_for_each_entry_safe(f, tmp, &sp->frames, list)
+	list_for_each_entry_safe(f, tmp, frames, list) {
+		list_del(&f->list);
 		kfree(f);
+	}
+}
+
+static void quic_sent_pkt_free(struct quic_sent_pkt *sp)
+{
+	quic_frames_free(&sp->frames);
 	kfree(sp);
 }
 

@@ -127,12 +127,6 @@ static int quic_addr_from_user(struct sock *sk, const struct sockaddr *addr,
 	return 0;
 }
 
-static __be16 quic_addr_port(const union quic_addr *addr)
-{
-	return addr->sa.sa_family == AF_INET ? addr->v4.sin_port :
-					       addr->v6.sin6_port;
-}
-
 static int __quic_sock_bind(struct sock *sk, union quic_addr *addr)
 {
 	struct quic_sock *qs = quic_sk(sk);

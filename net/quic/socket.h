@@ -32,6 +32,12 @@ union quic_addr {
 	struct sockaddr_in6	v6;
 };
 
+static inline __be16 quic_addr_port(const union quic_addr *addr)
+{
+	return addr->sa.sa_family == AF_INET ? addr->v4.sin_port :
+					       addr->v6.sin6_port;
+}
+
 struct quic_sock {
 	struct inet_sock	inet;	/* must be first: this is an inet socket */
 

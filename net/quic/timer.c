@@ -20,6 +20,14 @@ static unsigned long quic_us_to_jiffies_from_now(u64 deadline, u64 now)
 	return jiffies + usecs_to_jiffies(min_t(u64, delta, 3600ULL * USEC_PER_SEC)) + 1;
 }
 
+/* When the idle timeout (at least 3 * PTO, RFC 9000 §10.1) runs out; 0: never. */
+static u64 quic_idle_expiry(const struct quic_sock *qs)
+{
+	return quic_idle_deadline(&qs->idle,
+				  quic_pto_duration(&qs->rtt, qs->ld.max_ack_delay,
+						    QUIC_PN_SPACE_APP));
+}
+
 /* Recompute the loss/PTO timer and the idle timer from the current state. */
 void quic_timer_rearm(struct sock *sk)
 {
@@ -38,9 +46,7 @@ void quic_timer_rearm(struct sock *sk)
 		sk_reset_timer(sk, &qs->retransmit_timer,
 			       quic_us_to_jiffies_from_now(t.deadline, now));
 
-	idle = quic_idle_deadline(&qs->idle,
-				  quic_pto_duration(&qs->rtt, qs->ld.max_ack_delay,
-						    QUIC_PN_SPACE_APP));
+	idle = quic_idle_expiry(qs);
 	if (idle)
 		sk_reset_timer(sk, &qs->idle_timer,
 			       quic_us_to_jiffies_from_now(idle, now));
@@ -74,9 +80,7 @@ static void quic_idle_fire(struct sock *sk)
 	if (sk->sk_state != QUIC_SS_CONNECTING &&
 	    sk->sk_state != QUIC_SS_ESTABLISHED)
 		return;
-	idle = quic_idle_deadline(&qs->idle,
-				  quic_pto_duration(&qs->rtt, qs->ld.max_ack_delay,
-						    QUIC_PN_SPACE_APP));
+	idle = quic_idle_expiry(qs);
 	if (idle && idle <= now)
 		quic_conn_idle_timeout(sk);
 	else

@@ -248,8 +248,7 @@ struct quic_udp_sock *quic_udp_sock_create(struct net *net,
 
 	mutex_lock(&quic_udp_table_lock);
 	hash_add(quic_udp_table, &us->node,
-		 (__force u32)(cfg.family == AF_INET ? us->addr.v4.sin_port :
-						       us->addr.v6.sin6_port));
+		 (__force u32)quic_addr_port(&us->addr));
 	mutex_unlock(&quic_udp_table_lock);
 	return us;
 
