@@ -53,10 +53,10 @@ static void quic_local_tp_defaults(struct quic_transport_params *tp)
 	quic_tp_init(tp);
 	quic_tp_set(tp, QUIC_TPB_MAX_IDLE_TIMEOUT, 30000);
 	quic_tp_set(tp, QUIC_TPB_MAX_UDP_PAYLOAD_SIZE, 1472);
-	quic_tp_set(tp, QUIC_TPB_INITIAL_MAX_DATA, 16 << 20);
-	quic_tp_set(tp, QUIC_TPB_INITIAL_MAX_STREAM_DATA_BIDI_LOCAL, 4 << 20);
-	quic_tp_set(tp, QUIC_TPB_INITIAL_MAX_STREAM_DATA_BIDI_REMOTE, 4 << 20);
-	quic_tp_set(tp, QUIC_TPB_INITIAL_MAX_STREAM_DATA_UNI, 4 << 20);
+	quic_tp_set(tp, QUIC_TPB_INITIAL_MAX_DATA, 8 << 20);
+	quic_tp_set(tp, QUIC_TPB_INITIAL_MAX_STREAM_DATA_BIDI_LOCAL, 2 << 20);
+	quic_tp_set(tp, QUIC_TPB_INITIAL_MAX_STREAM_DATA_BIDI_REMOTE, 2 << 20);
+	quic_tp_set(tp, QUIC_TPB_INITIAL_MAX_STREAM_DATA_UNI, 2 << 20);
 	quic_tp_set(tp, QUIC_TPB_INITIAL_MAX_STREAMS_BIDI, 100);
 	quic_tp_set(tp, QUIC_TPB_INITIAL_MAX_STREAMS_UNI, 100);
 	quic_tp_set(tp, QUIC_TPB_ACTIVE_CONNECTION_ID_LIMIT, 4);
@@ -82,6 +82,7 @@ void quic_conn_init(struct sock *sk)
 	quic_idle_init(&qs->idle, quic_now());
 	quic_amp_init(&qs->amp, true);
 	skb_queue_head_init(&qs->accept_queue);
+	quic_streams_init(sk);
 	quic_timers_init(sk);
 }
 
@@ -91,6 +92,7 @@ void quic_conn_free(struct sock *sk)
 	int i;
 
 	quic_timers_stop(sk);
+	quic_streams_free(sk);
 	quic_cid_set_free(&qs->cids);
 	for (i = 0; i < QUIC_PN_SPACE_MAX; i++)
 		quic_space_free(&qs->space[i]);
@@ -98,6 +100,28 @@ void quic_conn_free(struct sock *sk)
 	skb_queue_purge(&qs->accept_queue);
 	memzero_explicit(&qs->local_tp.stateless_reset_token,
 			 sizeof(qs->local_tp.stateless_reset_token));
+}
+
+/*
+ * Our windows must fit the receive buffer: data is charged with its skb
+ * overhead, about twice its size, so the connection window is at most
+ * half of it, and no stream window is above the connection's.
+ */
+static void quic_conn_fit_windows(struct sock *sk)
+{
+	struct quic_transport_params *tp = &quic_sk(sk)->local_tp;
+	u64 max = READ_ONCE(sk->sk_rcvbuf) / 2;
+
+	if (tp->initial_max_data > max)
+		quic_tp_set(tp, QUIC_TPB_INITIAL_MAX_DATA, max);
+	max = tp->initial_max_data;
+	if (tp->initial_max_stream_data_bidi_local > max)
+		quic_tp_set(tp, QUIC_TPB_INITIAL_MAX_STREAM_DATA_BIDI_LOCAL, max);
+	if (tp->initial_max_stream_data_bidi_remote > max)
+		quic_tp_set(tp, QUIC_TPB_INITIAL_MAX_STREAM_DATA_BIDI_REMOTE,
+			    max);
+	if (tp->initial_max_stream_data_uni > max)
+		quic_tp_set(tp, QUIC_TPB_INITIAL_MAX_STREAM_DATA_UNI, max);
 }
 
 /* Both ends: the CIDs and keys every new connection starts with. */
@@ -108,6 +132,7 @@ static int quic_conn_setup(struct sock *sk, const struct quic_cid *dcid,
 	struct quic_cid scid;
 	int err;
 
+	quic_conn_fit_windows(sk);
 	err = quic_crypto_set_version(&qs->crypto, qs->version);
 	if (err)
 		return err;
@@ -188,6 +213,11 @@ int quic_conn_accept(struct sock *lsk, struct sock *sk, struct sk_buff *skb)
 	quic_udp_sock_hold(qs->udp);
 	qs->config = lqs->config;
 	qs->local_tp = lqs->local_tp;
+	qs->events = lqs->events;
+	/* Buffer sizes the user set on the listener carry over. */
+	sk->sk_userlocks = lsk->sk_userlocks;
+	WRITE_ONCE(sk->sk_sndbuf, READ_ONCE(lsk->sk_sndbuf));
+	WRITE_ONCE(sk->sk_rcvbuf, READ_ONCE(lsk->sk_rcvbuf));
 	memcpy(qs->alpn, lqs->alpn, sizeof(qs->alpn));
 	inet_sk(sk)->inet_sport = inet_sk(lsk)->inet_sport;
 	inet_sk(sk)->inet_num = inet_sk(lsk)->inet_num;
@@ -271,7 +301,11 @@ void quic_conn_close(struct sock *sk, u32 errcode, u8 frame_type, bool app)
 	quic_timer_close(sk, quic_closing_period(qs));
 }
 
-/* The peer closed (RFC 9000 §10.2.2): drain, then report the error. */
+/*
+ * The peer closed (RFC 9000 §10.2.2): drain.  Reads return what is
+ * buffered, then end of file after a close with no error, or ECONNRESET
+ * after a close with one; writes fail with EPIPE.
+ */
 void quic_conn_peer_closed(struct sock *sk, u64 errcode, u64 frame_type,
 			   const u8 *reason, u64 reason_len)
 {
@@ -284,9 +318,15 @@ void quic_conn_peer_closed(struct sock *sk, u64 errcode, u64 frame_type,
 	qs->close_info.frame = (u8)min_t(u64, frame_type, U8_MAX);
 	memset(qs->close_info.phrase, 0, sizeof(qs->close_info.phrase));
 	memcpy(qs->close_info.phrase, reason, n);
+	sk->sk_shutdown = SHUTDOWN_MASK;
 	quic_set_state(sk, QUIC_SS_DRAINING);
-	WRITE_ONCE(sk->sk_err, ECONNRESET);
-	sk_error_report(sk);
+	quic_event_queue(sk, QUIC_EVENT_CONNECTION_CLOSE, &qs->close_info,
+			 sizeof(qs->close_info));
+	if (errcode) {
+		WRITE_ONCE(sk->sk_err, ECONNRESET);
+		sk_error_report(sk);
+	}
+	sk->sk_write_space(sk);
 	quic_timer_close(sk, quic_closing_period(qs));
 }
 

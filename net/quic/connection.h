@@ -57,16 +57,21 @@ struct quic_crypto_tx {
 };
 
 /*
- * A frame queued for sending or carried by a packet in flight.  CRYPTO
- * frames refer to the level's send buffer by offset; control frames carry
- * their encoding.
+ * A frame queued for sending or carried by a packet in flight.  CRYPTO and
+ * STREAM frames refer to their send buffer by offset; flow-control and
+ * stream-state frames (stream.h) only name their type and stream, the
+ * value is written when a packet is built; other control frames carry
+ * their encoding in raw[].
  */
 struct quic_frame_tx {
 	struct list_head	list;
-	u8			type;		/* QUIC_FRAME_* */
+	u8			type;		/* QUIC_FRAME_*, STREAM for all 0x08-0x0f */
 	u8			level;		/* enum quic_crypto_level */
-	u16			len;		/* CRYPTO: data bytes; control: raw bytes */
-	u64			offset;		/* CRYPTO */
+	bool			fin;		/* STREAM */
+	u16			len;		/* CRYPTO, STREAM: data bytes */
+	u16			raw_len;	/* bytes in raw[] */
+	u64			offset;		/* CRYPTO, STREAM */
+	u64			stream_id;	/* STREAM and stream frames */
 	u8			raw[];		/* control frames, encoded */
 };
 
@@ -175,6 +180,8 @@ int quic_backlog_rcv(struct sock *sk, struct sk_buff *skb);
 void quic_input_hold_retry(struct sock *sk);
 
 /* output.c */
+struct quic_frame_tx *quic_frame_tx_alloc(u8 type, u8 level, u16 raw_len);
+void quic_output_requeue(struct sock *sk, const struct quic_frame_tx *f);
 void quic_output(struct sock *sk);
 int quic_output_ctrl(struct sock *sk, u8 level, const u8 *raw, u16 len,
 		     u8 type);

@@ -84,11 +84,61 @@ static int quic_rcv_ack(struct sock *sk, u8 space_id,
 	return 0;
 }
 
-static int quic_rcv_frame(struct sock *sk, u8 pkt_type, u8 level,
+/* Frames of streams and flow control (RFC 9000 §19.4-19.14). */
+static int quic_rcv_stream_frame(struct sock *sk, struct sk_buff *skb,
+				 const struct quic_frame *f, u32 *terr)
+{
+	switch (f->type) {
+	case QUIC_FRAME_RESET_STREAM:
+		return quic_stream_on_reset(sk, f->reset_stream.id,
+					    f->reset_stream.error_code,
+					    f->reset_stream.final_size, terr);
+	case QUIC_FRAME_STOP_SENDING:
+		return quic_stream_on_stop_sending(sk, f->stop_sending.id,
+			(u32)min_t(u64, f->stop_sending.error_code, U32_MAX),
+			terr);
+	case QUIC_FRAME_MAX_DATA:
+		quic_streams_on_max_data(sk, f->limit);
+		return 0;
+	case QUIC_FRAME_MAX_STREAM_DATA:
+		return quic_stream_on_max_stream_data(sk, f->stream_limit.id,
+						      f->stream_limit.limit,
+						      terr);
+	case QUIC_FRAME_MAX_STREAMS_BIDI:
+	case QUIC_FRAME_MAX_STREAMS_UNI:
+		quic_streams_on_max_streams(sk, f->type ==
+					    QUIC_FRAME_MAX_STREAMS_UNI,
+					    f->limit);
+		return 0;
+	case QUIC_FRAME_STREAM_DATA_BLOCKED: {
+		struct quic_stream *s;
+
+		/* Only checked: our updates follow what the user reads. */
+		s = quic_stream_for_frame(sk, f->stream_limit.id, false, terr);
+		return IS_ERR(s) ? PTR_ERR(s) : 0;
+	}
+	case QUIC_FRAME_DATA_BLOCKED:
+	case QUIC_FRAME_STREAMS_BLOCKED_BIDI:
+	case QUIC_FRAME_STREAMS_BLOCKED_UNI:
+		return 0;
+	}
+	return quic_stream_rcv(sk, skb, f->stream.id, f->stream.offset,
+			       f->stream.data, f->stream.len,
+			       f->type & QUIC_STREAM_BIT_FIN, terr);
+}
+
+static int quic_rcv_frame(struct sock *sk, struct sk_buff *skb, u8 level,
 			  const struct quic_frame *f, u32 *terr)
 {
 	struct quic_sock *qs = quic_sk(sk);
 	u8 space_id = quic_space_of_level(level);
+
+	if (quic_frame_is_stream(f->type) ||
+	    (f->type >= QUIC_FRAME_RESET_STREAM &&
+	     f->type <= QUIC_FRAME_STOP_SENDING) ||
+	    (f->type >= QUIC_FRAME_MAX_DATA &&
+	     f->type <= QUIC_FRAME_STREAMS_BLOCKED_UNI))
+		return quic_rcv_stream_frame(sk, skb, f, terr);
 
 	switch (f->type) {
 	case QUIC_FRAME_PADDING:
@@ -131,9 +181,9 @@ static int quic_rcv_frame(struct sock *sk, u8 pkt_type, u8 level,
 	}
 	default:
 		/*
-		 * Streams, flow control, datagrams, tokens and CID retirement
-		 * are handled by later components; until then they are
-		 * accepted and ignored (the decoder has validated them).
+		 * Datagrams, tokens and CID retirement are handled by later
+		 * components; until then they are accepted and ignored (the
+		 * decoder has validated them).
 		 */
 		return 0;
 	}
@@ -159,7 +209,7 @@ static int quic_rcv_packet(struct sock *sk, struct sk_buff *skb,
 	u8 level, key_phase;
 	size_t hlen, plen;
 	bool eliciting = false;
-	int ret;
+	int ret, err;
 
 	ret = quic_hdr_parse(pkt, left, QUIC_SCID_LEN, &hdr);
 	if (ret) {
@@ -245,7 +295,12 @@ static int quic_rcv_packet(struct sock *sk, struct sk_buff *skb,
 		if (ret < 0)
 			goto violation;
 		eliciting |= quic_frame_ack_eliciting(f.type);
-		if (quic_rcv_frame(sk, hdr.type, level, &f, &terr)) {
+		err = quic_rcv_frame(sk, skb, level, &f, &terr);
+		if (err == -ENOBUFS || err == -ENOMEM) {
+			/* No memory for its data: unacknowledged, it comes again. */
+			return hdr.pkt_len;
+		}
+		if (err) {
 			if (!terr)
 				terr = QUIC_TRANSPORT_ERROR_INTERNAL;
 			goto violation;

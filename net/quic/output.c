@@ -28,8 +28,7 @@
 /* A long header with two CIDs of 20 bytes, a 2-byte Length and PN. */
 #define QUIC_HDR_MAX		(1 + 4 + 1 + 20 + 1 + 20 + 1 + 2 + 4)
 
-static struct quic_frame_tx *quic_frame_tx_alloc(u8 type, u8 level,
-						 u16 raw_len)
+struct quic_frame_tx *quic_frame_tx_alloc(u8 type, u8 level, u16 raw_len)
 {
 	struct quic_frame_tx *f;
 
@@ -38,8 +37,28 @@ static struct quic_frame_tx *quic_frame_tx_alloc(u8 type, u8 level,
 		f->type = type;
 		f->level = level;
 		f->len = raw_len;
+		f->raw_len = raw_len;
 	}
 	return f;
+}
+
+static struct quic_frame_tx *quic_frame_tx_dup(const struct quic_frame_tx *f)
+{
+	return kmemdup(f, struct_size(f, raw, f->raw_len), GFP_ATOMIC);
+}
+
+/* Send @f again as it is, in its level's queue. */
+void quic_output_requeue(struct sock *sk, const struct quic_frame_tx *f)
+{
+	struct quic_space *space;
+	struct quic_frame_tx *copy;
+
+	space = &quic_sk(sk)->space[quic_space_of_level(f->level)];
+	if (space->discarded)
+		return;
+	copy = quic_frame_tx_dup(f);
+	if (copy)
+		list_add_tail(&copy->list, &space->frames);
 }
 
 /* Queue a control frame, already encoded, for @level. */
@@ -66,14 +85,17 @@ static bool quic_space_has_data(const struct quic_space *space)
 	       space->crypto_tx.sent < space->crypto_tx.len;
 }
 
-static bool quic_space_wants_send(const struct quic_sock *qs, u8 id)
+static bool quic_space_wants_send(struct sock *sk, u8 id)
 {
+	struct quic_sock *qs = quic_sk(sk);
 	const struct quic_space *space = &qs->space[id];
 	u8 level = quic_level_of_space(id);
 
 	if (space->discarded || !quic_crypto_ready(&qs->crypto, level, true))
 		return false;
-	return space->ack_pending || quic_space_has_data(space);
+	if (space->ack_pending || quic_space_has_data(space))
+		return true;
+	return id == QUIC_PN_SPACE_APP && quic_streams_send_pending(sk);
 }
 
 /* The ACK Delay field for the largest packet received in @space. */
@@ -109,9 +131,10 @@ static int quic_put_crypto(struct quic_wr *wr, const struct quic_crypto_tx *tx,
  * Fill @wr with frames of @space: ACK first, then queued frames, then new
  * CRYPTO data.  Frames that need acknowledging move to @sent.
  */
-static bool quic_fill_frames(struct quic_sock *qs, u8 id, struct quic_wr *wr,
+static bool quic_fill_frames(struct sock *sk, u8 id, struct quic_wr *wr,
 			     bool ack_only, struct list_head *sent, u64 now)
 {
+	struct quic_sock *qs = quic_sk(sk);
 	struct quic_space *space = &qs->space[id];
 	struct quic_crypto_tx *tx = &space->crypto_tx;
 	struct quic_frame_tx *f, *tmp;
@@ -132,6 +155,22 @@ static bool quic_fill_frames(struct quic_sock *qs, u8 id, struct quic_wr *wr,
 		return false;
 
 	list_for_each_entry_safe(f, tmp, &space->frames, list) {
+		if (f->type == QUIC_FRAME_STREAM) {
+			enum quic_retx_result r;
+
+			r = quic_stream_fill_retx(sk, wr, f, sent);
+			if (r == QUIC_RETX_DROP) {
+				list_del(&f->list);
+				kfree(f);
+				continue;
+			}
+			if (r == QUIC_RETX_ROOM)
+				break;
+			eliciting = true;
+			if (r == QUIC_RETX_PART)
+				break;
+			continue;
+		}
 		if (f->type == QUIC_FRAME_CRYPTO) {
 			u32 len = f->len;
 
@@ -177,6 +216,8 @@ static bool quic_fill_frames(struct quic_sock *qs, u8 id, struct quic_wr *wr,
 		list_add_tail(&f->list, sent);
 		eliciting = true;
 	}
+	if (id == QUIC_PN_SPACE_APP && quic_streams_fill(sk, wr, sent))
+		eliciting = true;
 	return eliciting;
 }
 
@@ -227,7 +268,7 @@ static bool quic_build_packet(struct sock *sk, struct sk_buff *skb, u8 id,
 
 	quic_wr_init(&wr, p + hlen, room - hlen - QUIC_CRYPTO_TAG_LEN);
 	INIT_LIST_HEAD(&tp->frames);
-	tp->eliciting = quic_fill_frames(qs, id, &wr, ack_only, &tp->frames,
+	tp->eliciting = quic_fill_frames(sk, id, &wr, ack_only, &tp->frames,
 					 now);
 	if (wr.p == p + hlen)
 		return false;		/* nothing fitted */
@@ -323,7 +364,8 @@ static bool quic_output_datagram(struct sock *sk, u64 now)
 		room = allowance;
 	if (room < QUIC_MIN_UDP_PAYLOAD && !qs->amp.validated)
 		return false;
-	ack_only = quic_cong_window_left(&qs->cong) < room;
+	/* PTO probes go out whatever the window (RFC 9002 §7.5). */
+	ack_only = quic_cong_window_left(&qs->cong) < room && !qs->probes;
 
 	skb = alloc_skb(QUIC_TX_HEADROOM + room, GFP_ATOMIC);
 	if (!skb)
@@ -331,7 +373,7 @@ static bool quic_output_datagram(struct sock *sk, u64 now)
 	skb_reserve(skb, QUIC_TX_HEADROOM);
 
 	for (i = 0; i < QUIC_PN_SPACE_MAX; i++) {
-		if (!quic_space_wants_send(qs, i))
+		if (!quic_space_wants_send(sk, i))
 			continue;
 		if (!quic_build_packet(sk, skb, i, room - skb->len, ack_only,
 				       &tps[n], now))
@@ -386,6 +428,8 @@ static bool quic_output_datagram(struct sock *sk, u64 now)
 		return false;
 	}
 
+	if (eliciting && qs->probes)
+		qs->probes--;
 	quic_amp_on_sent(&qs->amp, skb->len);
 	err = quic_udp_xmit(sk, skb);
 	if (err)
@@ -496,11 +540,35 @@ void quic_on_ack(struct sock *sk, u8 id, u64 smallest, u64 largest)
 	}
 }
 
-/* Requeue the frames of a lost packet and forget the packet. */
-static void quic_on_lost(struct quic_space *space, struct quic_sent_pkt *sp)
+/* The frames of a packet just acknowledged: streams learn of it. */
+static void quic_frames_acked(struct sock *sk, struct list_head *frames)
 {
+	struct quic_frame_tx *f;
+
+	list_for_each_entry(f, frames, list)
+		if (f->type == QUIC_FRAME_STREAM ||
+		    f->type == QUIC_FRAME_RESET_STREAM)
+			quic_stream_frame_acked(sk, f);
+}
+
+/*
+ * Send the frames of a lost packet again and forget the packet.  Stream
+ * flow-control and state frames are rewritten with current values.
+ */
+static void quic_on_lost(struct sock *sk, struct quic_space *space,
+			 struct quic_sent_pkt *sp)
+{
+	struct quic_frame_tx *f, *tmp;
+
 	list_del(&sp->list);
-	list_splice_tail_init(&sp->frames, &space->frames);
+	list_for_each_entry_safe(f, tmp, &sp->frames, list) {
+		if (quic_stream_frame_lost(sk, f)) {
+			list_del(&f->list);
+			kfree(f);
+			continue;
+		}
+		list_move_tail(&f->list, &space->frames);
+	}
 	kfree(sp);
 }
 
@@ -528,7 +596,7 @@ static void quic_detect_loss(struct sock *sk, u8 id, u64 now)
 			continue;
 		quic_ld_on_packet_removed(&qs->ld, id, &sp->meta);
 		lost[n++] = sp->meta;
-		quic_on_lost(space, sp);
+		quic_on_lost(sk, space, sp);
 		if (n == QUIC_LOST_BATCH) {
 			quic_cong_on_packets_lost(&qs->cong, lost, n, false, now);
 			n = 0;
@@ -581,6 +649,7 @@ void quic_on_ack_done(struct sock *sk, u8 id, const struct quic_frame_ack *ack)
 		quic_ld_on_packet_removed(&qs->ld, id, &sp->meta);
 		quic_cong_on_packet_acked(&qs->cong, &sp->meta, &qs->rtt, now);
 		list_del(&sp->list);
+		quic_frames_acked(sk, &sp->frames);
 		quic_sent_pkt_free(sp);
 	}
 	quic_detect_loss(sk, id, now);
@@ -599,17 +668,24 @@ void quic_retransmit_space(struct sock *sk, u8 id, bool pto)
 	struct quic_frame_tx *f, *copy;
 	struct quic_sent_pkt *sp;
 	bool queued = false;
+	int packets = 0;
 
 	if (!pto) {
 		quic_detect_loss(sk, id, quic_now());
 		return;
 	}
 	quic_ld_on_pto(&qs->ld);
+	qs->probes = 2;
+	/* New data makes the best probe; else the oldest frames in flight. */
+	if (id == QUIC_PN_SPACE_APP && !list_empty(&qs->streams.send_list))
+		return;
 	list_for_each_entry(sp, &space->sent, list) {
+		if (id == QUIC_PN_SPACE_APP && packets++ == 2)
+			break;
 		list_for_each_entry(f, &sp->frames, list) {
-			copy = kmemdup(f, struct_size(f, raw, f->type ==
-					QUIC_FRAME_CRYPTO ? 0 : f->len),
-				       GFP_ATOMIC);
+			if (quic_stream_frame_lost(sk, f))
+				continue;
+			copy = quic_frame_tx_dup(f);
 			if (!copy)
 				break;
 			list_add_tail(&copy->list, &space->frames);

@@ -27,6 +27,7 @@ const char *const quic_drop_names[QUIC_DROP_MAX] = {
 	[QUIC_DROP_LISTEN]	= "listener_refused",
 	[QUIC_DROP_BACKLOG]	= "backlog_full",
 	[QUIC_DROP_XMIT]	= "xmit_failed",
+	[QUIC_DROP_RCVBUF]	= "receive_buffer_full",
 };
 
 int quic_sock_init(struct sock *sk)
@@ -238,16 +239,33 @@ int quic_sock_sendmsg(struct sock *sk, struct msghdr *msg, size_t len)
 	if (err)
 		goto out;
 	err = -ENOTCONN;
+	if (qs_never_connected(sk))
+		goto out;
+	err = -EPIPE;
 	if (!quic_is_live(sk))
 		goto out;
-	if (level < 0) {
-		/* Stream data and datagrams come with the stream layer. */
-		err = -EOPNOTSUPP;
+	if (level >= 0) {
+		err = quic_crypto_frames_write(sk, level, msg, len);
+		if (err >= 0)
+			quic_output(sk);
 		goto out;
 	}
-	err = quic_crypto_frames_write(sk, level, msg, len);
-	if (err >= 0)
-		quic_output(sk);
+	err = -EOPNOTSUPP;		/* RFC 9221 datagrams: not yet */
+	if (msg->msg_flags & MSG_QUIC_DATAGRAM)
+		goto out;
+	err = -ENOTCONN;		/* no 0-RTT: streams wait for 1-RTT */
+	if (sk->sk_state != QUIC_SS_ESTABLISHED)
+		goto out;
+	err = -EPIPE;
+	if (sk->sk_shutdown & SEND_SHUTDOWN)
+		goto out;
+	/* No QUIC_STREAM_INFO: the stream of the last send, or a new one. */
+	if (!has_sinfo) {
+		sinfo.stream_id = quic_sk(sk)->streams.last_send_id;
+		sinfo.stream_flags = 0;
+	}
+	err = quic_stream_sendmsg(sk, msg, len, sinfo.stream_id,
+				  msg->msg_flags | sinfo.stream_flags);
 out:
 	release_sock(sk);
 	return err;
@@ -261,7 +279,16 @@ static int quic_put_rcv_cmsg(struct msghdr *msg, const struct quic_rcv_cb *cb)
 		return put_cmsg(msg, SOL_QUIC, QUIC_HANDSHAKE_INFO,
 				sizeof(hi), &hi);
 	}
+	if (cb->kind == QUIC_RCV_EVENT)
+		msg->msg_flags |= MSG_QUIC_NOTIFICATION;
 	return 0;
+}
+
+/* Anything for recvmsg(): handshake data and events, or stream data? */
+static bool quic_rcv_ready(const struct sock *sk)
+{
+	return !skb_queue_empty_lockless(&sk->sk_receive_queue) ||
+	       !list_empty(&quic_sk(sk)->streams.read_list);
 }
 
 int quic_sock_recvmsg(struct sock *sk, struct msghdr *msg, size_t len,
@@ -279,12 +306,12 @@ int quic_sock_recvmsg(struct sock *sk, struct msghdr *msg, size_t len,
 	timeo = sock_rcvtimeo(sk, flags & MSG_DONTWAIT);
 	for (;;) {
 		skb = skb_peek(&sk->sk_receive_queue);
-		if (skb)
+		if (skb || !list_empty(&quic_sk(sk)->streams.read_list))
 			break;
 		err = sock_error(sk);
 		if (err)
 			goto out;
-		if (!quic_is_live(sk)) {
+		if (!quic_is_live(sk) || (sk->sk_shutdown & RCV_SHUTDOWN)) {
 			/* Never connected: ENOTCONN; the connection ended: EOF. */
 			err = qs_never_connected(sk) ? -ENOTCONN : 0;
 			goto out;
@@ -296,6 +323,10 @@ int quic_sock_recvmsg(struct sock *sk, struct msghdr *msg, size_t len,
 		err = sock_intr_errno(timeo);
 		if (signal_pending(current))
 			goto out;
+	}
+	if (!skb) {
+		err = quic_stream_recvmsg(sk, msg, len, flags);
+		goto out;
 	}
 
 	copy = min_t(size_t, len, skb->len);
@@ -524,10 +555,13 @@ __poll_t quic_inet_poll(struct file *file, struct socket *sock,
 
 	if (READ_ONCE(sk->sk_err))
 		mask |= EPOLLERR;
-	if (!skb_queue_empty_lockless(&sk->sk_receive_queue))
+	if (quic_rcv_ready(sk))
 		mask |= EPOLLIN | EPOLLRDNORM;
-	if (state == QUIC_SS_CONNECTING || state == QUIC_SS_ESTABLISHED)
+	if (state == QUIC_SS_CONNECTING ||
+	    (state == QUIC_SS_ESTABLISHED && quic_streams_writable(sk)))
 		mask |= EPOLLOUT | EPOLLWRNORM;
+	else if (state == QUIC_SS_ESTABLISHED && sk->sk_socket)
+		set_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
 	else if (state == QUIC_SS_CLOSED)
 		mask |= EPOLLHUP;
 	else
@@ -535,7 +569,32 @@ __poll_t quic_inet_poll(struct file *file, struct socket *sock,
 	return mask;
 }
 
+/*
+ * shutdown(): QUIC has no half-close of a connection (streams have FIN),
+ * so any direction closes the connection as close() would, with the code
+ * of QUIC_SOCKOPT_CONNECTION_CLOSE, while the socket stays open to read
+ * what was received.
+ */
 int quic_inet_shutdown(struct socket *sock, int how)
 {
-	return -ENOTCONN;
+	struct sock *sk = sock->sk;
+	struct quic_sock *qs = quic_sk(sk);
+	int err = 0;
+
+	how++;
+	if (!how || (how & ~SHUTDOWN_MASK))
+		return -EINVAL;
+	lock_sock(sk);
+	if (!quic_is_live(sk)) {
+		err = -ENOTCONN;
+		goto out;
+	}
+	quic_conn_close(sk, qs->close_info.errcode, 0,
+			!(qs->close_info.errcode & QUIC_TRANSPORT_ERROR_CRYPTO));
+	sk->sk_shutdown = SHUTDOWN_MASK;
+	sk->sk_state_change(sk);
+	sk->sk_write_space(sk);
+out:
+	release_sock(sk);
+	return err;
 }

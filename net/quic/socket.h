@@ -18,6 +18,7 @@
 #include "connection.h"
 #include "crypto.h"
 #include "recovery.h"
+#include "stream.h"
 #include "transport_param.h"
 
 struct quic_udp_sock;
@@ -66,6 +67,8 @@ struct quic_sock {
 	struct quic_idle	idle;
 	struct quic_amp		amp;
 	u32			max_datagram;	/* UDP payload we send */
+	u8			probes;		/* PTO probes that may ignore cwnd */
+	struct quic_streams	streams;
 	char			alpn[QUIC_ALPN_MAX];	/* NUL-terminated */
 	struct quic_connection_close close_info;	/* sent or received */
 
@@ -109,6 +112,7 @@ enum quic_drop_reason {
 	QUIC_DROP_LISTEN,
 	QUIC_DROP_BACKLOG,
 	QUIC_DROP_XMIT,
+	QUIC_DROP_RCVBUF,
 	QUIC_DROP_MAX,
 };
 
@@ -169,6 +173,9 @@ int quic_inet_getname(struct socket *sock, struct sockaddr *addr, int peer);
 __poll_t quic_inet_poll(struct file *file, struct socket *sock,
 			struct poll_table_struct *wait);
 int quic_inet_shutdown(struct socket *sock, int how);
+
+/* event.c */
+int quic_event_queue(struct sock *sk, u8 type, const void *data, u32 len);
 
 /* sockopt.c */
 int quic_sock_setsockopt(struct sock *sk, int level, int optname,

@@ -86,7 +86,147 @@ static int quic_set_tp_ext(struct sock *sk, sockptr_t optval,
 	quic_idle_set_timeout(&qs->idle,
 			      qs->local_tp.max_idle_timeout * USEC_PER_MSEC,
 			      tp.max_idle_timeout * USEC_PER_MSEC);
+	quic_streams_set_params(sk, &qs->local_tp, &qs->peer_tp);
 	return 0;
+}
+
+/* The ABI form of transport parameters, from ours (or the peer's). */
+static void quic_tp_to_user(const struct quic_transport_params *tp,
+			    struct quic_transport_param *p)
+{
+	p->disable_active_migration = tp->disable_active_migration;
+	p->grease_quic_bit = tp->grease_quic_bit;
+	p->active_connection_id_limit =
+		min_t(u64, tp->active_connection_id_limit, U8_MAX);
+	p->ack_delay_exponent = tp->ack_delay_exponent;
+	p->max_datagram_frame_size =
+		min_t(u64, tp->max_datagram_frame_size, U16_MAX);
+	p->max_udp_payload_size = min_t(u64, tp->max_udp_payload_size, U16_MAX);
+	p->max_idle_timeout = min_t(u64, tp->max_idle_timeout * USEC_PER_MSEC,
+				    U32_MAX);
+	p->max_ack_delay = tp->max_ack_delay * USEC_PER_MSEC;
+	p->max_streams_bidi = min_t(u64, tp->initial_max_streams_bidi, U16_MAX);
+	p->max_streams_uni = min_t(u64, tp->initial_max_streams_uni, U16_MAX);
+	p->max_data = tp->initial_max_data;
+	p->max_stream_data_bidi_local = tp->initial_max_stream_data_bidi_local;
+	p->max_stream_data_bidi_remote = tp->initial_max_stream_data_bidi_remote;
+	p->max_stream_data_uni = tp->initial_max_stream_data_uni;
+}
+
+/*
+ * Our transport parameters from the ABI form, each checked as RFC 9000
+ * §18.2 bounds it.  A zero max_udp_payload_size, active_connection_id_limit
+ * or max_ack_delay means the default.
+ */
+static int quic_tp_from_user(struct quic_transport_params *tp,
+			     const struct quic_transport_param *p)
+{
+	struct quic_transport_params t = *tp;
+	int err;
+
+	err = quic_tp_set(&t, QUIC_TPB_MAX_IDLE_TIMEOUT,
+			  p->max_idle_timeout / USEC_PER_MSEC);
+	err = err ?: quic_tp_set(&t, QUIC_TPB_INITIAL_MAX_DATA, p->max_data);
+	err = err ?: quic_tp_set(&t, QUIC_TPB_INITIAL_MAX_STREAM_DATA_BIDI_LOCAL,
+				 p->max_stream_data_bidi_local);
+	err = err ?: quic_tp_set(&t, QUIC_TPB_INITIAL_MAX_STREAM_DATA_BIDI_REMOTE,
+				 p->max_stream_data_bidi_remote);
+	err = err ?: quic_tp_set(&t, QUIC_TPB_INITIAL_MAX_STREAM_DATA_UNI,
+				 p->max_stream_data_uni);
+	err = err ?: quic_tp_set(&t, QUIC_TPB_INITIAL_MAX_STREAMS_BIDI,
+				 p->max_streams_bidi);
+	err = err ?: quic_tp_set(&t, QUIC_TPB_INITIAL_MAX_STREAMS_UNI,
+				 p->max_streams_uni);
+	err = err ?: quic_tp_set(&t, QUIC_TPB_ACK_DELAY_EXPONENT,
+				 p->ack_delay_exponent);
+	if (!err && p->max_ack_delay)
+		err = quic_tp_set(&t, QUIC_TPB_MAX_ACK_DELAY,
+				  p->max_ack_delay / USEC_PER_MSEC);
+	if (!err && p->max_udp_payload_size)
+		err = quic_tp_set(&t, QUIC_TPB_MAX_UDP_PAYLOAD_SIZE,
+				  p->max_udp_payload_size);
+	if (!err && p->active_connection_id_limit)
+		err = quic_tp_set(&t, QUIC_TPB_ACTIVE_CONNECTION_ID_LIMIT,
+				  p->active_connection_id_limit);
+	err = err ?: quic_tp_set(&t, QUIC_TPB_DISABLE_ACTIVE_MIGRATION,
+				 !!p->disable_active_migration);
+	if (err)
+		return err;
+	*tp = t;
+	return 0;
+}
+
+/* QUIC_SOCKOPT_TRANSPORT_PARAM: ours, before the connection starts. */
+static int quic_set_tp(struct sock *sk, sockptr_t optval, unsigned int optlen)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	struct quic_transport_param p;
+
+	if (optlen < sizeof(p))
+		return -EINVAL;
+	if (copy_from_sockptr(&p, optval, sizeof(p)))
+		return -EFAULT;
+	if (p.remote)
+		return -EOPNOTSUPP;	/* the peer's, for 0-RTT: no 0-RTT */
+	if (qs->peer.sa.sa_family)
+		return -EISCONN;
+	return quic_tp_from_user(&qs->local_tp, &p);
+}
+
+static int quic_get_tp(struct sock *sk, char __user *optval,
+		       int __user *optlen, int len)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	struct quic_transport_param p;
+
+	if (len < sizeof(p))
+		return -EINVAL;
+	if (copy_from_user(&p, optval, sizeof(p)))
+		return -EFAULT;
+	if (p.remote && !qs->peer_tp_set)
+		return -ENOTCONN;
+	quic_tp_to_user(p.remote ? &qs->peer_tp : &qs->local_tp, &p);
+	return quic_put_opt(optval, optlen, len, &p, sizeof(p));
+}
+
+/* QUIC_SOCKOPT_STREAM_RESET and QUIC_SOCKOPT_STREAM_STOP_SENDING */
+static int quic_set_stream_err(struct sock *sk, int optname, sockptr_t optval,
+			       unsigned int optlen)
+{
+	struct quic_errinfo ei;
+
+	if (optlen < sizeof(ei))
+		return -EINVAL;
+	if (copy_from_sockptr(&ei, optval, sizeof(ei)))
+		return -EFAULT;
+	if (ei.stream_id < 0)
+		return -EINVAL;
+	if (sk->sk_state != QUIC_SS_ESTABLISHED)
+		return -ENOTCONN;
+	if (optname == QUIC_SOCKOPT_STREAM_RESET)
+		return quic_stream_reset(sk, ei.stream_id, ei.errcode);
+	return quic_stream_stop_sending(sk, ei.stream_id, ei.errcode);
+}
+
+/* QUIC_SOCKOPT_STREAM_OPEN: open a stream without sending on it. */
+static int quic_get_stream_open(struct sock *sk, char __user *optval,
+				int __user *optlen, int len)
+{
+	struct socket *sock = sk->sk_socket;
+	struct quic_stream_info si;
+	bool nonblock;
+	int err;
+
+	if (len < sizeof(si))
+		return -EINVAL;
+	if (copy_from_user(&si, optval, sizeof(si)))
+		return -EFAULT;
+	nonblock = !sock || !sock->file || (sock->file->f_flags & O_NONBLOCK);
+	err = quic_stream_open_user(sk, si.stream_id, si.stream_flags,
+				    nonblock, &si.stream_id);
+	if (err)
+		return err;
+	return quic_put_opt(optval, optlen, len, &si, sizeof(si));
 }
 
 static int quic_set_alpn(struct sock *sk, sockptr_t optval,
@@ -203,6 +343,11 @@ static int quic_setsockopt_quic(struct sock *sk, int optname,
 		return quic_set_config(sk, optval, optlen);
 	case QUIC_SOCKOPT_EVENT:
 		return quic_set_event(sk, optval, optlen);
+	case QUIC_SOCKOPT_TRANSPORT_PARAM:
+		return quic_set_tp(sk, optval, optlen);
+	case QUIC_SOCKOPT_STREAM_RESET:
+	case QUIC_SOCKOPT_STREAM_STOP_SENDING:
+		return quic_set_stream_err(sk, optname, optval, optlen);
 	default:
 		return -ENOPROTOOPT;
 	}
@@ -275,6 +420,10 @@ static int quic_getsockopt_quic(struct sock *sk, int optname,
 				    sizeof(u.config));
 	case QUIC_SOCKOPT_EVENT:
 		return quic_get_event(sk, optval, optlen, len);
+	case QUIC_SOCKOPT_TRANSPORT_PARAM:
+		return quic_get_tp(sk, optval, optlen, len);
+	case QUIC_SOCKOPT_STREAM_OPEN:
+		return quic_get_stream_open(sk, optval, optlen, len);
 	default:
 		return -ENOPROTOOPT;
 	}

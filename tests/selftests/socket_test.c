@@ -295,12 +295,23 @@ static const int built_options[] = {
 	QUIC_SOCKOPT_EVENT, QUIC_SOCKOPT_CONNECTION_CLOSE, QUIC_SOCKOPT_CONFIG,
 	QUIC_SOCKOPT_ALPN, QUIC_SOCKOPT_SESSION_TICKET,
 	QUIC_SOCKOPT_CRYPTO_SECRET, QUIC_SOCKOPT_TRANSPORT_PARAM_EXT,
+	QUIC_SOCKOPT_TRANSPORT_PARAM,
+};
+
+/* Options that only set (1) or only get (0): the other way is ENOPROTOOPT. */
+static const struct { int opt, set; } one_way_options[] = {
+	{ QUIC_SOCKOPT_STREAM_OPEN, 0 },
+	{ QUIC_SOCKOPT_STREAM_RESET, 1 },
+	{ QUIC_SOCKOPT_STREAM_STOP_SENDING, 1 },
 };
 
 static int is_built(int optname)
 {
 	for (unsigned int i = 0; i < sizeof(built_options) / sizeof(built_options[0]); i++)
 		if (built_options[i] == optname)
+			return 1;
+	for (unsigned int i = 0; i < sizeof(one_way_options) / sizeof(one_way_options[0]); i++)
+		if (one_way_options[i].opt == optname)
 			return 1;
 	return 0;
 }
@@ -318,6 +329,22 @@ static void test_sockopt_not_built(void)
 		len = sizeof(buf);
 		CHECK_ERR(setsockopt(fd, SOL_QUIC, opt, buf, sizeof(buf)), ENOPROTOOPT);
 		CHECK_ERR(getsockopt(fd, SOL_QUIC, opt, buf, &len), ENOPROTOOPT);
+	}
+	/* One-way options: the missing way is ENOPROTOOPT, the other needs a
+	 * connection.
+	 */
+	for (unsigned int i = 0; i < sizeof(one_way_options) / sizeof(one_way_options[0]); i++) {
+		int opt = one_way_options[i].opt;
+
+		memset(buf, 0, sizeof(buf));
+		len = sizeof(buf);
+		if (one_way_options[i].set) {
+			CHECK_ERR(getsockopt(fd, SOL_QUIC, opt, buf, &len), ENOPROTOOPT);
+			CHECK_ERR(setsockopt(fd, SOL_QUIC, opt, buf, sizeof(buf)), ENOTCONN);
+		} else {
+			CHECK_ERR(setsockopt(fd, SOL_QUIC, opt, buf, sizeof(buf)), ENOPROTOOPT);
+			CHECK_ERR(getsockopt(fd, SOL_QUIC, opt, buf, &len), ENOTCONN);
+		}
 	}
 	len = sizeof(buf);
 	CHECK_ERR(setsockopt(fd, SOL_QUIC, 9999, buf, 4), ENOPROTOOPT);
@@ -521,7 +548,7 @@ static const struct tap_test tests[] = {
 	{ "bind() to a privileged port without CAP_NET_BIND_SERVICE is EACCES", test_bind_privileged_port },
 	{ "close() releases the port", test_close_releases_port },
 	{ "IPV6_V6ONLY decides whether [::] takes the IPv4 port", test_ipv6_v6only },
-	{ "SOL_QUIC options not built yet are ENOPROTOOPT", test_sockopt_not_built },
+	{ "SOL_QUIC options not built yet are ENOPROTOOPT, one-way options too the other way", test_sockopt_not_built },
 	{ "SOL_IP and SOL_SOCKET options work, other levels ENOPROTOOPT", test_sockopt_other_levels },
 	{ "calls needing a connection are ENOTCONN/EINVAL", test_unconnected_calls },
 	{ "connect() binds and never blocks; listen(), accept(), EISCONN/EINVAL", test_connect_semantics },

@@ -112,7 +112,8 @@ gnutls_err:
 /* Open the next stream and send its request. */
 static int start(int fd, const struct hq_client_opts *o, int i, struct xfer *x)
 {
-	struct quic_stream_info si = { .stream_id = -1, .stream_flags = 0 };
+	struct quic_stream_info si = { .stream_id = -1,
+				       .stream_flags = MSG_QUIC_STREAM_DONTWAIT };
 	socklen_t len = sizeof(si);
 	char req[HQ_PATH_MAX + 16], file[4096];
 	ssize_t n;

@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * QUIC stream receive side (RFC 9000 §2.2, §3.2, §4): STREAM frames are
+ * checked against flow control and the final size, reassembled in order
+ * per stream, and read by recvmsg() one stream at a time with the stream
+ * id (and FIN) in a QUIC_STREAM_INFO cmsg.  Reading opens the windows
+ * again: MAX_STREAM_DATA and MAX_DATA go out once half a window has been
+ * consumed.
+ *
+ * Memory: received data is charged to sk_rmem_alloc.  Out-of-order data is
+ * accepted only while the receive buffer has room; data that continues
+ * the in-order part up to twice that, so that the piece filling a gap is
+ * never refused for the sake of what waits behind it.  A frame refused for
+ * memory drops its whole packet unacknowledged: the peer sends it again.
+ */
+
+#include <linux/skbuff.h>
+#include <net/sock.h>
+
+#include "socket.h"
+#include "stream.h"
+
+/* Frames this small are copied; bigger ones share the packet's buffer. */
+#define QUIC_RX_COPY_MAX	256
+
+#define QUIC_STREAM_RX_OFF(skb)	(QUIC_RCV_CB(skb)->offset)
+
+void quic_stream_recv_free(struct sock *sk, struct quic_stream *s)
+{
+	__skb_queue_purge(&s->ready);
+	__skb_queue_purge(&s->ooo);
+}
+
+static bool quic_rmem_ok(const struct sock *sk, bool in_order)
+{
+	u64 limit = READ_ONCE(sk->sk_rcvbuf);
+
+	if (in_order)
+		limit *= 2;
+	return atomic_read(&sk->sk_rmem_alloc) < limit;
+}
+
+/* An skb holding @len bytes at @data, which points into @pkt. */
+static struct sk_buff *quic_stream_data_skb(struct sock *sk,
+					    struct sk_buff *pkt,
+					    const u8 *data, u32 len, u64 offset)
+{
+	struct sk_buff *skb;
+
+	if (len <= QUIC_RX_COPY_MAX) {
+		skb = alloc_skb(len, GFP_ATOMIC);
+		if (!skb)
+			return NULL;
+		skb_put_data(skb, data, len);
+	} else {
+		skb = skb_clone(pkt, GFP_ATOMIC);
+		if (!skb)
+			return NULL;
+		skb_dst_drop(skb);
+		__skb_pull(skb, data - skb->data);
+		skb_trim(skb, len);
+	}
+	memset(QUIC_RCV_CB(skb), 0, sizeof(struct quic_rcv_cb));
+	QUIC_RCV_CB(skb)->kind = QUIC_RCV_STREAM;
+	QUIC_STREAM_RX_OFF(skb) = offset;
+	skb_set_owner_r(skb, sk);
+	return skb;
+}
+
+/* Data at s->delivered: make it readable, with what it lets follow. */
+static int quic_stream_deliver(struct sock *sk, struct quic_stream *s,
+			       struct sk_buff *pkt, const u8 *data, u32 len)
+{
+	struct sk_buff *skb;
+	u64 off, end;
+
+	if (!quic_rmem_ok(sk, true)) {
+		QUIC_DROP(sk, RCVBUF);
+		return -ENOBUFS;
+	}
+	skb = quic_stream_data_skb(sk, pkt, data, len, s->delivered);
+	if (!skb)
+		return -ENOMEM;
+	__skb_queue_tail(&s->ready, skb);
+	s->delivered += len;
+
+	while ((skb = skb_peek(&s->ooo)) &&
+	       QUIC_STREAM_RX_OFF(skb) <= s->delivered) {
+		__skb_unlink(skb, &s->ooo);
+		off = QUIC_STREAM_RX_OFF(skb);
+		end = off + skb->len;
+		if (end <= s->delivered) {
+			kfree_skb(skb);
+			continue;
+		}
+		skb_pull(skb, s->delivered - off);
+		QUIC_STREAM_RX_OFF(skb) = s->delivered;
+		__skb_queue_tail(&s->ready, skb);
+		s->delivered = end;
+	}
+	return 0;
+}
+
+/*
+ * Keep data beyond a gap, sorted by offset, without overlaps: what is
+ * already held is not stored twice, what the new piece covers is replaced.
+ */
+static int quic_stream_ooo_add(struct sock *sk, struct quic_stream *s,
+			       struct sk_buff *pkt, u64 offset,
+			       const u8 *data, u64 len)
+{
+	struct sk_buff *prev = NULL, *next, *skb;
+	u64 end = offset + len, pend;
+
+	if (!quic_rmem_ok(sk, false)) {
+		QUIC_DROP(sk, RCVBUF);
+		return -ENOBUFS;
+	}
+	/* Most pieces go at or near the end: search from there. */
+	skb_queue_reverse_walk(&s->ooo, skb) {
+		if (QUIC_STREAM_RX_OFF(skb) <= offset) {
+			prev = skb;
+			break;
+		}
+	}
+	if (prev) {
+		pend = QUIC_STREAM_RX_OFF(prev) + prev->len;
+		if (pend >= end)
+			return 0;
+		if (pend > offset) {
+			data += pend - offset;
+			offset = pend;
+		}
+	}
+	next = prev ? (skb_queue_is_last(&s->ooo, prev) ? NULL :
+		       skb_queue_next(&s->ooo, prev)) : skb_peek(&s->ooo);
+	while (next && QUIC_STREAM_RX_OFF(next) < end) {
+		if (QUIC_STREAM_RX_OFF(next) + next->len > end) {
+			end = QUIC_STREAM_RX_OFF(next);
+			break;
+		}
+		skb = next;
+		next = skb_queue_is_last(&s->ooo, skb) ? NULL :
+		       skb_queue_next(&s->ooo, skb);
+		__skb_unlink(skb, &s->ooo);
+		kfree_skb(skb);
+	}
+	if (end <= offset)
+		return 0;
+	skb = quic_stream_data_skb(sk, pkt, data, end - offset, offset);
+	if (!skb)
+		return -ENOMEM;
+	if (prev)
+		__skb_queue_after(&s->ooo, prev, skb);
+	else
+		__skb_queue_head(&s->ooo, skb);
+	return 0;
+}
+
+/* Is there something for recvmsg() on @s: data, or the FIN to report? */
+static void quic_stream_check_readable(struct sock *sk, struct quic_stream *s)
+{
+	bool fin = s->rx.final_known && s->delivered == s->rx.final_size;
+
+	if (fin && s->recv_state == QUIC_STREAM_RECV_STATE_SIZE_KNOWN)
+		s->recv_state = QUIC_STREAM_RECV_STATE_RECVD;
+	if (skb_queue_empty(&s->ready) && (!fin || s->fin_read))
+		return;
+	if (list_empty(&s->read_node))
+		list_add_tail(&s->read_node,
+			      &quic_sk(sk)->streams.read_list);
+	sk->sk_data_ready(sk);
+}
+
+/*
+ * A STREAM frame: @data points into the decrypted packet @pkt.  Returns 0,
+ * -EPROTO with *terr set (the connection closes), or -ENOBUFS/-ENOMEM (the
+ * packet is dropped).
+ */
+int quic_stream_rcv(struct sock *sk, struct sk_buff *pkt, u64 id, u64 offset,
+		    const u8 *data, u64 len, bool fin, u32 *terr)
+{
+	struct quic_streams *st = &quic_sk(sk)->streams;
+	struct quic_stream *s;
+	u64 end = offset + len;
+	int err;
+
+	s = quic_stream_for_frame(sk, id, false, terr);
+	if (IS_ERR_OR_NULL(s))
+		return PTR_ERR_OR_ZERO(s);
+	err = quic_flow_rx_data(&s->rx, &st->rx, offset, len, fin, terr);
+	if (err)
+		return err;
+	if (s->recv_state != QUIC_STREAM_RECV_STATE_RECV &&
+	    s->recv_state != QUIC_STREAM_RECV_STATE_SIZE_KNOWN)
+		return 0;	/* all there already, or reset */
+	if (fin && s->recv_state == QUIC_STREAM_RECV_STATE_RECV)
+		s->recv_state = QUIC_STREAM_RECV_STATE_SIZE_KNOWN;
+	if (end > s->delivered) {
+		if (offset <= s->delivered)
+			err = quic_stream_deliver(sk, s, pkt,
+						  data + (s->delivered - offset),
+						  end - s->delivered);
+		else
+			err = quic_stream_ooo_add(sk, s, pkt, offset, data, len);
+		if (err)
+			return err;
+	}
+	quic_stream_check_readable(sk, s);
+	return 0;
+}
+
+/* Open the windows again once half of one has been read. */
+static void quic_stream_update_windows(struct sock *sk, struct quic_stream *s)
+{
+	struct quic_streams *st = &quic_sk(sk)->streams;
+
+	if (s && s->window && s->recv_state == QUIC_STREAM_RECV_STATE_RECV &&
+	    quic_flow_should_update(s->rx.max, s->read, s->window)) {
+		s->rx.max = s->read + s->window;
+		quic_stream_set_ctrl(sk, s, QUIC_STREAM_CTRL_MAX_DATA);
+	}
+	if (st->rx_window &&
+	    quic_flow_should_update(st->rx.max, st->rx_read, st->rx_window)) {
+		st->rx.max = st->rx_read + st->rx_window;
+		st->ctrl |= QUIC_CONN_CTRL_MAX_DATA;
+	}
+}
+
+/* RESET_STREAM: drop what is unread and tell the user (§3.2). */
+int quic_stream_on_reset(struct sock *sk, u64 id, u64 errcode,
+			 u64 final_size, u32 *terr)
+{
+	struct quic_streams *st = &quic_sk(sk)->streams;
+	struct quic_stream *s;
+	int err;
+
+	s = quic_stream_for_frame(sk, id, false, terr);
+	if (IS_ERR_OR_NULL(s))
+		return PTR_ERR_OR_ZERO(s);
+	err = quic_flow_rx_reset(&s->rx, &st->rx, final_size, terr);
+	if (err)
+		return err;
+	if (s->recv_state != QUIC_STREAM_RECV_STATE_RECV &&
+	    s->recv_state != QUIC_STREAM_RECV_STATE_SIZE_KNOWN)
+		return 0;
+	quic_stream_recv_free(sk, s);
+	/* Whatever the user will never read still counts as consumed. */
+	st->rx_read += final_size - s->read;
+	s->read = final_size;
+	s->delivered = final_size;
+	list_del_init(&s->read_node);
+	s->recv_state = QUIC_STREAM_RECV_STATE_RESET_RECVD;
+	errcode = min_t(u64, errcode, U32_MAX);
+	quic_stream_event(sk, id, s->recv_state, errcode, final_size);
+	s->recv_state = QUIC_STREAM_RECV_STATE_RESET_READ;
+	quic_stream_update_windows(sk, NULL);
+	quic_stream_try_free(sk, s);
+	return 0;
+}
+
+/* QUIC_SOCKOPT_STREAM_STOP_SENDING */
+int quic_stream_stop_sending(struct sock *sk, u64 id, u32 errcode)
+{
+	struct quic_stream *s = quic_stream_find(sk, id);
+
+	if (!s || !quic_stream_id_can_recv(id, quic_sk(sk)->is_server))
+		return -EINVAL;
+	if (s->recv_state != QUIC_STREAM_RECV_STATE_RECV &&
+	    s->recv_state != QUIC_STREAM_RECV_STATE_SIZE_KNOWN)
+		return 0;
+	s->stop_code = errcode;
+	quic_stream_set_ctrl(sk, s, QUIC_STREAM_CTRL_STOP);
+	quic_output(sk);
+	return 0;
+}
+
+/*
+ * recvmsg() of stream data: as much as fits of the first readable stream,
+ * with its id and, once the last byte is read, MSG_QUIC_STREAM_FIN.
+ */
+int quic_stream_recvmsg(struct sock *sk, struct msghdr *msg, size_t len,
+			int flags)
+{
+	struct quic_streams *st = &quic_sk(sk)->streams;
+	struct quic_stream_info info = {};
+	bool peek = flags & MSG_PEEK;
+	struct quic_stream *s;
+	struct sk_buff *skb, *tmp;
+	size_t copied = 0;
+	int err = 0;
+	bool fin;
+
+	s = list_first_entry(&st->read_list, struct quic_stream, read_node);
+	skb_queue_walk_safe(&s->ready, skb, tmp) {
+		u32 n = min_t(size_t, len - copied, skb->len);
+
+		if (!n)
+			break;
+		err = skb_copy_datagram_msg(skb, 0, msg, n);
+		if (err)
+			break;
+		copied += n;
+		if (peek) {
+			if (n < skb->len)
+				break;
+			continue;
+		}
+		if (n < skb->len) {
+			skb_pull(skb, n);
+			QUIC_STREAM_RX_OFF(skb) += n;
+			break;
+		}
+		__skb_unlink(skb, &s->ready);
+		kfree_skb(skb);
+	}
+	if (err && !copied)
+		return err;
+
+	fin = s->rx.final_known && s->read + copied == s->rx.final_size;
+	info.stream_id = s->id;
+	info.stream_flags = fin ? MSG_QUIC_STREAM_FIN : 0;
+	err = put_cmsg(msg, SOL_QUIC, QUIC_STREAM_INFO, sizeof(info), &info);
+	if (err)
+		return err;
+	if (fin)
+		msg->msg_flags |= MSG_QUIC_STREAM_FIN;
+	if (peek)
+		return copied;
+
+	s->read += copied;
+	st->rx_read += copied;
+	if (fin) {
+		s->fin_read = true;
+		s->recv_state = QUIC_STREAM_RECV_STATE_READ;
+		list_del_init(&s->read_node);
+	} else if (skb_queue_empty(&s->ready)) {
+		list_del_init(&s->read_node);
+	}
+	quic_stream_update_windows(sk, s);
+	if (fin)
+		quic_stream_try_free(sk, s);
+	quic_output(sk);
+	return copied;
+}
