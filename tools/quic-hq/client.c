@@ -345,6 +345,7 @@ int hq_client(struct hq_client_opts *o)
 			failed++;
 		}
 	}
+	hq_close_code(fd, p);
 	printf("quic-hq client: %d/%d files, %llu bytes, %.3f s, %d streams\n",
 	       o->nurls - failed, o->nurls, (unsigned long long)bytes,
 	       hq_now() - t0, next);

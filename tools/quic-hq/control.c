@@ -38,3 +38,16 @@ int hq_open_control(int fd, const struct hq_proto *p, const char *who)
 	}
 	return 0;
 }
+
+/* Before close(2) of a connection that got going: h3 closes with
+ * H3_NO_ERROR (an application close carries an HTTP/3 code, RFC 9114
+ * 5.2, 8.1); hq-interop leaves the kernel's default.
+ */
+void hq_close_code(int fd, const struct hq_proto *p)
+{
+	struct quic_connection_close cc = { .errcode = H3_NO_ERROR };
+
+	if (p->h3)
+		setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_CONNECTION_CLOSE, &cc,
+			   sizeof(cc));
+}

@@ -19,21 +19,21 @@ static const char usage[] =
 "\n"
 "server  accepts connections on ADDR:PORT ([ADDR]:PORT for IPv6) and answers\n"
 "        each request for /path with the file under DIR (a directory path\n"
-"        gives its index.html) and FIN.  " HQ_ALPN ": the request is\n"
-"        \"GET /path\"; anything else, a path leaving DIR or no such file\n"
-"        gets the stream reset.  " HQ_ALPN_H3 ": GET and HEAD are answered\n"
-"        with status 200 and content-length, a missing file or a path\n"
-"        leaving DIR with 404, other methods with 405; a malformed request\n"
-"        gets the stream reset.  Prints one line per connection: bytes,\n"
-"        seconds, streams.\n"
+"        gives its index.html) and FIN.\n"
+"        " HQ_ALPN ": the request is \"GET /path\"; anything else, a path\n"
+"        leaving DIR or no such file gets the stream reset.\n"
+"        " HQ_ALPN_H3 ": GET and HEAD get status 200 and content-length; a\n"
+"        missing file or a path leaving DIR gets 404, other methods 405; a\n"
+"        malformed request gets the stream reset.\n"
+"        Prints one line per connection: bytes, seconds, streams.\n"
 "client  downloads every URL (https://HOST[:PORT]/PATH, all on the same\n"
 "        host and port) over one connection, one stream each, all at once,\n"
 "        into DIR (default .) under the path's last name.  The server\n"
 "        certificate is checked against the system trust store, or --ca\n"
-"        FILE; --insecure checks nothing.  A file fails on a reset stream\n"
-"        and, with " HQ_ALPN_H3 ", on a status other than 200 or a malformed or short\n"
-"        answer.  Prints one line: files, bytes, seconds, streams.  Exit\n"
-"        status 0 only if every file arrived whole.\n";
+"        FILE; --insecure checks nothing.  A file fails on a reset stream,\n"
+"        and with " HQ_ALPN_H3 " on a status other than 200 or a malformed or\n"
+"        short answer.  Prints one line: files, bytes, seconds, streams.\n"
+"        Exit status 0 only if every file arrived whole.\n";
 
 int main(int argc, char **argv)
 {

@@ -115,5 +115,9 @@ int hq_serve(const struct hq_proto *p, const char *root, enum hq_method m,
  * 0, or -1 with a message naming who.
  */
 int hq_open_control(int fd, const struct hq_proto *p, const char *who);
+/* control.c: before close(2), after a handshake that worked: the close's
+ * error code (h3: H3_NO_ERROR).
+ */
+void hq_close_code(int fd, const struct hq_proto *p);
 
 #endif /* QUIC_HQ_PROTO_H */

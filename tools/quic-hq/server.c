@@ -259,6 +259,7 @@ static void *serve(void *arg)
 		if (n > 0 && read_some(c) < 0)
 			break;
 	}
+	hq_close_code(c->fd, c->p);
 	printf("quic-hq server: %s: %llu bytes, %.3f s, %d streams\n", c->peer,
 	       (unsigned long long)c->bytes, hq_now() - t0, c->streams);
 	fflush(stdout);
