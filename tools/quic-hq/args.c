@@ -194,6 +194,18 @@ int hq_path_is_safe(const char *path)
 	return 1;
 }
 
+/* --alpn NAME: one of the two protocols quic-hq speaks. */
+static int parse_alpn(const char *s, const char **alpn)
+{
+	if (!strcmp(s, HQ_ALPN))
+		*alpn = HQ_ALPN;
+	else if (!strcmp(s, HQ_ALPN_H3))
+		*alpn = HQ_ALPN_H3;
+	else
+		return -1;
+	return 0;
+}
+
 int hq_client_args(int argc, char **argv, struct hq_client_opts *o, char *err,
 		   size_t errlen)
 {
@@ -201,10 +213,17 @@ int hq_client_args(int argc, char **argv, struct hq_client_opts *o, char *err,
 
 	memset(o, 0, sizeof(*o));
 	o->out = ".";
+	o->alpn = HQ_ALPN;
 	for (i = 0; i < argc; i++) {
 		const char *a = argv[i];
 
-		if (!strcmp(a, "--ca")) {
+		if (!strcmp(a, "--alpn")) {
+			if (++i == argc)
+				ERR("--alpn needs %s or %s", HQ_ALPN, HQ_ALPN_H3);
+			if (parse_alpn(argv[i], &o->alpn))
+				ERR("--alpn %s: only %s or %s", argv[i], HQ_ALPN,
+				    HQ_ALPN_H3);
+		} else if (!strcmp(a, "--ca")) {
 			if (++i == argc)
 				ERR("--ca needs a file");
 			o->ca = argv[i];
@@ -250,10 +269,19 @@ int hq_server_args(int argc, char **argv, struct hq_server_opts *o, char *err,
 	int i, listen = 0;
 
 	memset(o, 0, sizeof(*o));
+	o->alpn = HQ_ALPN;
 	for (i = 0; i < argc; i++) {
 		const char *a = argv[i];
 		const char **val = NULL;
 
+		if (!strcmp(a, "--alpn")) {
+			if (++i == argc)
+				ERR("--alpn needs %s or %s", HQ_ALPN, HQ_ALPN_H3);
+			if (parse_alpn(argv[i], &o->alpn))
+				ERR("--alpn %s: only %s or %s", argv[i], HQ_ALPN,
+				    HQ_ALPN_H3);
+			continue;
+		}
 		if (!strcmp(a, "--listen")) {
 			if (++i == argc)
 				ERR("--listen needs ADDR:PORT");

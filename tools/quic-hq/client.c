@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * quic-hq client: every URL over one connection, one bidirectional stream
- * each ("GET /path\r\n" + FIN), the answer is the file up to the FIN.
+ * each: the request and FIN ("GET /path\r\n", or an HTTP/3 HEADERS frame),
+ * then the answer up to the FIN (the file, or HTTP/3 HEADERS and DATA).
  *
  * One poll loop over the one socket: open streams while fewer than
  * HQ_INFLIGHT are running, and hand each received chunk to the transfer of
- * its stream id; a chunk with MSG_QUIC_STREAM_FIN completes it, a stream
- * reset (QUIC_EVENT_STREAM_UPDATE) fails it.
+ * its stream id, whose protocol hook (proto.h) writes the content to the
+ * file; the end of a whole answer completes it, a stream reset
+ * (QUIC_EVENT_STREAM_UPDATE) or a bad answer fails it.  With h3 a control
+ * stream is opened first, and the server's unidirectional streams are read.
  */
 
 #include <arpa/inet.h>
@@ -20,7 +23,7 @@
 #include <unistd.h>
 #include <netinet/quic.h>
 
-#include "hq.h"
+#include "proto.h"
 
 #define HQ_INFLIGHT	64
 #define HQ_IDLE_MS	30000
@@ -32,6 +35,7 @@ struct xfer {
 	int64_t sid;
 	int out;
 	uint64_t bytes;
+	struct hq_stream st;	/* the answer's parse state */
 };
 
 static int connect_to(const struct hq_url *u)
@@ -89,7 +93,7 @@ static int handshake(int fd, const struct hq_client_opts *o)
 		goto gnutls_err;
 	if (!o->insecure)
 		gnutls_session_set_verify_cert(session, host, 0);
-	ret = quic_session_set_alpn(session, HQ_ALPN, strlen(HQ_ALPN));
+	ret = quic_session_set_alpn(session, o->alpn, strlen(o->alpn));
 	if (ret) {
 		fprintf(stderr, "quic-hq: ALPN: %s\n", strerror(-ret));
 		goto out;
@@ -110,15 +114,22 @@ gnutls_err:
 }
 
 /* Open the next stream and send its request. */
-static int start(int fd, const struct hq_client_opts *o, int i, struct xfer *x)
+static int start(int fd, const struct hq_client_opts *o,
+		 const struct hq_proto *p, int i, struct xfer *x)
 {
 	struct quic_stream_info si = { .stream_id = -1,
 				       .stream_flags = MSG_QUIC_STREAM_DONTWAIT };
 	socklen_t len = sizeof(si);
-	char req[HQ_PATH_MAX + 16], file[4096];
+	uint8_t req[HQ_PATH_MAX + HQ_HOST_MAX + 64];
+	char file[4096];
 	ssize_t n;
 	int rlen;
 
+	rlen = p->request(&o->urls[i], req, sizeof(req));
+	if (rlen < 0) {
+		fprintf(stderr, "quic-hq: %s: request too long\n", o->urls[i].path);
+		return -EINVAL;
+	}
 	if (getsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_STREAM_OPEN, &si, &len) < 0)
 		return -errno;	/* EAGAIN: no stream credit now */
 	snprintf(file, sizeof(file), "%s/%s", o->out, o->names[i]);
@@ -127,7 +138,6 @@ static int start(int fd, const struct hq_client_opts *o, int i, struct xfer *x)
 		fprintf(stderr, "quic-hq: %s: %s\n", file, strerror(errno));
 		return -errno;
 	}
-	rlen = snprintf(req, sizeof(req), "GET %s\r\n", o->urls[i].path);
 	n = quic_sendmsg(fd, req, (size_t)rlen, si.stream_id, MSG_QUIC_STREAM_FIN);
 	if (n != rlen) {
 		fprintf(stderr, "quic-hq: sending the request for %s: %s\n",
@@ -136,6 +146,7 @@ static int start(int fd, const struct hq_client_opts *o, int i, struct xfer *x)
 		x->out = -1;
 		return n < 0 ? (int)n : -EIO;
 	}
+	p->stream_init(&x->st, 0);
 	x->sid = si.stream_id;
 	x->state = XFER_RUNNING;
 	return 0;
@@ -151,16 +162,18 @@ static struct xfer *find(struct xfer *x, int n, int64_t sid)
 	return NULL;
 }
 
-static void finish(struct xfer *x, enum xfer_state state, int *inflight)
+static void finish(const struct hq_proto *p, struct xfer *x,
+		   enum xfer_state state, int *inflight)
 {
 	if (x->out >= 0 && close(x->out) < 0)
 		state = XFER_FAILED;
 	x->out = -1;
 	x->state = state;
+	p->stream_free(&x->st);
 	(*inflight)--;
 }
 
-static int write_all(int fd, const char *buf, size_t len)
+static int write_all(int fd, const uint8_t *buf, size_t len)
 {
 	while (len) {
 		ssize_t n = write(fd, buf, len);
@@ -175,8 +188,20 @@ static int write_all(int fd, const char *buf, size_t len)
 	return 0;
 }
 
+/* The content of an answer: to the file. */
+static int sink(void *arg, const uint8_t *p, size_t n)
+{
+	struct xfer *x = arg;
+
+	if (write_all(x->out, p, n))
+		return -1;
+	x->bytes += n;
+	return 0;
+}
+
 /* One notification: a reset stream fails its transfer. */
-static void event(char *buf, ssize_t n, struct xfer *x, int nx, int *inflight)
+static void event(const struct hq_proto *p, char *buf, ssize_t n,
+		  struct xfer *x, int nx, int *inflight)
 {
 	struct quic_stream_update up;
 	struct xfer *t;
@@ -188,30 +213,62 @@ static void event(char *buf, ssize_t n, struct xfer *x, int nx, int *inflight)
 		return;
 	t = find(x, nx, up.id);
 	if (t) {
-		fprintf(stderr, "quic-hq: stream %lld reset by the server (error %u)\n",
+		fprintf(stderr, "quic-hq: stream %lld reset by the server (error 0x%x)\n",
 			(long long)up.id, up.errcode);
-		finish(t, XFER_FAILED, inflight);
+		finish(p, t, XFER_FAILED, inflight);
 	}
+}
+
+/* A chunk of a request stream's answer.  Returns 1 if that ended it. */
+static int answer(const struct hq_client_opts *o, const struct hq_proto *p,
+		   int fd, struct xfer *x, struct xfer *t, const uint8_t *buf,
+		   size_t n, int fin, int *inflight)
+{
+	char why[256];
+	int ret = p->response(&t->st, buf, n, fin, sink, t, why, sizeof(why));
+
+	if (ret < 0) {
+		struct quic_errinfo ei = { .stream_id = t->sid,
+					   .errcode = H3_REQUEST_CANCELLED };
+
+		fprintf(stderr, "quic-hq: %s: %s\n", o->urls[t - x].path, why);
+		/* h3: no use sending us the rest */
+		if (!fin && p->h3)
+			setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_STREAM_STOP_SENDING,
+				   &ei, sizeof(ei));
+		finish(p, t, XFER_FAILED, inflight);
+		return 1;
+	}
+	if (ret > 0)
+		finish(p, t, XFER_DONE, inflight);
+	return ret > 0;
 }
 
 int hq_client(struct hq_client_opts *o)
 {
 	struct quic_event_option ev = { QUIC_EVENT_STREAM_UPDATE, 1 };
+	const struct hq_proto *p = hq_proto_find(o->alpn);
 	int fd, i, next = 0, inflight = 0, done = 0, failed = 0, ret = 1;
-	static char buf[65536];
+	static uint8_t buf[65536];
+	struct hq_conn conn;
 	uint64_t bytes = 0;
 	struct xfer *x;
 	double t0 = hq_now();
 
 	x = calloc((size_t)o->nurls, sizeof(*x));
-	if (!x)
+	if (!x || !p) {
+		free(x);
 		return 1;
+	}
+	p->conn_init(&conn, 0);
 	for (i = 0; i < o->nurls; i++)
 		x[i].out = -1;
 	fd = connect_to(&o->urls[0]);
 	if (fd < 0 || handshake(fd, o))
 		goto out;
 	setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_EVENT, &ev, sizeof(ev));
+	if (hq_open_control(fd, p, o->urls[0].host))
+		goto out;
 
 	while (done < o->nurls) {
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
@@ -222,7 +279,7 @@ int hq_client(struct hq_client_opts *o)
 		int err;
 
 		while (next < o->nurls && inflight < HQ_INFLIGHT) {
-			err = start(fd, o, next, &x[next]);
+			err = start(fd, o, p, next, &x[next]);
 			if (err == -EAGAIN && inflight)
 				break;		/* wait for streams to finish */
 			if (err) {
@@ -254,7 +311,7 @@ int hq_client(struct hq_client_opts *o)
 		if (flags & MSG_QUIC_NOTIFICATION) {
 			int before = inflight;
 
-			event(buf, n, x, o->nurls, &inflight);
+			event(p, (char *)buf, n, x, o->nurls, &inflight);
 			done += before - inflight;
 			continue;
 		}
@@ -264,31 +321,32 @@ int hq_client(struct hq_client_opts *o)
 			fprintf(stderr, "quic-hq: connection closed by the server\n");
 			break;
 		}
+		if (sid >= 0 && (sid & QUIC_STREAM_TYPE_UNI_MASK)) {
+			char why[256];
+
+			/* the server's control and QPACK streams (h3) */
+			if (p->uni(&conn, sid, buf, (size_t)n,
+				   !!(flags & MSG_QUIC_STREAM_FIN), why, sizeof(why)))
+				fprintf(stderr, "quic-hq: %s\n", why);
+			continue;
+		}
 		t = find(x, o->nurls, sid);
 		if (!t)
 			continue;	/* not ours (or already failed) */
-		if (n && write_all(t->out, buf, (size_t)n)) {
-			fprintf(stderr, "quic-hq: writing: %s\n", strerror(errno));
-			finish(t, XFER_FAILED, &inflight);
-			done++;
-			continue;
-		}
-		t->bytes += (uint64_t)n;
-		bytes += (uint64_t)n;
-		if (flags & MSG_QUIC_STREAM_FIN) {
-			finish(t, XFER_DONE, &inflight);
-			done++;
-		}
+		done += answer(o, p, fd, x, t, buf, (size_t)n,
+			       !!(flags & MSG_QUIC_STREAM_FIN), &inflight);
 	}
 
 	for (i = 0; i < o->nurls; i++) {
+		bytes += x[i].bytes;
 		if (x[i].state == XFER_RUNNING)
-			finish(&x[i], XFER_FAILED, &inflight);
+			finish(p, &x[i], XFER_FAILED, &inflight);
 		if (x[i].state != XFER_DONE) {
 			fprintf(stderr, "quic-hq: %s: incomplete\n", o->urls[i].path);
 			failed++;
 		}
 	}
+	hq_close_code(fd, p);
 	printf("quic-hq client: %d/%d files, %llu bytes, %.3f s, %d streams\n",
 	       o->nurls - failed, o->nurls, (unsigned long long)bytes,
 	       hq_now() - t0, next);
@@ -296,9 +354,13 @@ int hq_client(struct hq_client_opts *o)
 out:
 	if (fd >= 0)
 		close(fd);
-	for (i = 0; i < o->nurls; i++)
+	for (i = 0; i < o->nurls; i++) {
+		if (x[i].state == XFER_RUNNING)
+			p->stream_free(&x[i].st);
 		if (x[i].out >= 0)
 			close(x[i].out);
+	}
+	p->conn_free(&conn);
 	free(x);
 	return ret;
 }

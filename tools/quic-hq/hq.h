@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* quic-hq: HTTP/0.9 over QUIC ("hq-interop"), client and server. */
+/* quic-hq: HTTP/0.9 ("hq-interop") or HTTP/3 ("h3") over QUIC, client and
+ * server.
+ */
 
 #ifndef QUIC_HQ_H
 #define QUIC_HQ_H
@@ -7,7 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define HQ_ALPN		"hq-interop"
+#define HQ_ALPN		"hq-interop"	/* the default */
+#define HQ_ALPN_H3	"h3"
 #define HQ_MAX_URLS	1024
 #define HQ_PATH_MAX	1024
 #define HQ_HOST_MAX	256
@@ -20,6 +23,7 @@ struct hq_url {
 };
 
 struct hq_client_opts {
+	const char *alpn;		/* HQ_ALPN or HQ_ALPN_H3 */
 	const char *ca;			/* NULL: system trust store */
 	int insecure;
 	const char *out;		/* output directory */
@@ -29,6 +33,7 @@ struct hq_client_opts {
 };
 
 struct hq_server_opts {
+	const char *alpn;		/* HQ_ALPN or HQ_ALPN_H3 */
 	char host[HQ_HOST_MAX];
 	char port[HQ_PORT_MAX];
 	const char *cert, *key, *root;

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* quic-hq: HTTP/0.9 over QUIC (ALPN "hq-interop") file client and server. */
+/* quic-hq: HTTP/0.9 ("hq-interop") or HTTP/3 ("h3") over QUIC, file client
+ * and server.
+ */
 
 #include <stdio.h>
 #include <string.h>
@@ -7,23 +9,31 @@
 #include "hq.h"
 
 static const char usage[] =
-"usage: quic-hq server --listen ADDR:PORT --cert FILE --key FILE --root DIR\n"
-"       quic-hq client [--ca FILE | --insecure] [--out DIR] URL...\n"
+"usage: quic-hq server [--alpn A] --listen ADDR:PORT --cert FILE --key FILE\n"
+"                      --root DIR\n"
+"       quic-hq client [--alpn A] [--ca FILE | --insecure] [--out DIR] URL...\n"
 "\n"
-"HTTP/0.9 over QUIC with ALPN \"" HQ_ALPN "\", on the kernel's IPPROTO_QUIC\n"
-"sockets and libquic.\n"
+"Files over QUIC, on the kernel's IPPROTO_QUIC sockets and libquic, with\n"
+"ALPN A: \"" HQ_ALPN "\" (HTTP/0.9, the default) or \"" HQ_ALPN_H3 "\" (HTTP/3, with\n"
+"QPACK's static table only: no dynamic table, no server push).\n"
 "\n"
-"server  accepts connections on ADDR:PORT ([ADDR]:PORT for IPv6), answers\n"
-"        \"GET /path\" on each stream with the file under DIR (a directory\n"
-"        path gives its index.html) and FIN; anything else, or a path\n"
-"        leaving DIR, gets the stream reset.  Prints one line per\n"
-"        connection: bytes, seconds, streams.\n"
+"server  accepts connections on ADDR:PORT ([ADDR]:PORT for IPv6) and answers\n"
+"        each request for /path with the file under DIR (a directory path\n"
+"        gives its index.html) and FIN.\n"
+"        " HQ_ALPN ": the request is \"GET /path\"; anything else, a path\n"
+"        leaving DIR or no such file gets the stream reset.\n"
+"        " HQ_ALPN_H3 ": GET and HEAD get status 200 and content-length; a\n"
+"        missing file or a path leaving DIR gets 404, other methods 405; a\n"
+"        malformed request gets the stream reset.\n"
+"        Prints one line per connection: bytes, seconds, streams.\n"
 "client  downloads every URL (https://HOST[:PORT]/PATH, all on the same\n"
 "        host and port) over one connection, one stream each, all at once,\n"
 "        into DIR (default .) under the path's last name.  The server\n"
 "        certificate is checked against the system trust store, or --ca\n"
-"        FILE; --insecure checks nothing.  Prints one line: files, bytes,\n"
-"        seconds, streams.  Exit status 0 only if every file arrived whole.\n";
+"        FILE; --insecure checks nothing.  A file fails on a reset stream,\n"
+"        and with " HQ_ALPN_H3 " on a status other than 200 or a malformed or\n"
+"        short answer.  Prints one line: files, bytes, seconds, streams.\n"
+"        Exit status 0 only if every file arrived whole.\n";
 
 int main(int argc, char **argv)
 {

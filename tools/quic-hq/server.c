@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * quic-hq server: accept connections, run the TLS handshake with libquic,
- * and on each client bidirectional stream read "GET /path", answer with the
- * file's bytes and FIN (or reset the stream when there is no such file).
+ * and on each client bidirectional stream read the request, answer with
+ * the file and FIN.  hq-interop: "GET /path", then the file's bytes; no
+ * such file resets the stream.  h3: HEADERS, then HEADERS + DATA; no such
+ * file is a 404; we open a control stream and read the client's
+ * unidirectional streams.  The protocol hooks are in proto.c.
  *
  * One thread per connection, one poll loop per thread over its socket:
  * read every chunk that is there (each belongs to a stream's request), then
@@ -11,7 +14,6 @@
  */
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <netdb.h>
 #include <poll.h>
@@ -20,16 +22,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <netinet/quic.h>
 
-#include "hq.h"
+#include "proto.h"
 
 #define HQ_CHUNK	65536
 #define HQ_IDLE_MS	60000
 #define HQ_BUSY_MS	2	/* wait when every sender is blocked */
-#define HQ_ERR_NOTFOUND	0x1	/* application error code of a reset */
 
 /* A stream's request, kept until both its answer is done and its FIN has
  * arrived, so that late data or a late FIN is recognised as this stream's.
@@ -41,15 +41,16 @@ struct req {
 	int64_t sid;
 	enum req_state state;
 	int got_fin;
-	char line[HQ_PATH_MAX + 16];
-	size_t len;
-	int file;		/* REQ_SENDING: the file */
-	off_t off, size;
+	struct hq_stream st;	/* the request's parse state */
+	struct hq_answer ans;	/* REQ_SENDING: head bytes, then the file */
+	off_t off;		/* of head + file, sent so far */
 };
 
 struct conn {
 	int fd;
 	const struct hq_server_opts *o;
+	const struct hq_proto *p;
+	struct hq_conn hc;	/* the client's unidirectional streams */
 	const char *root;	/* resolved --root */
 	char peer[NI_MAXHOST + NI_MAXSERV + 8];
 	struct req *reqs;
@@ -69,7 +70,8 @@ static struct req *req_get(struct conn *c, int64_t sid)
 	if (!r)
 		return NULL;
 	r->sid = sid;
-	r->file = -1;
+	r->ans.file = -1;
+	c->p->stream_init(&r->st, 1);
 	r->next = c->reqs;
 	c->reqs = r;
 	c->streams++;
@@ -86,68 +88,46 @@ static void req_free(struct conn *c, struct req *r)
 			break;
 		}
 	}
-	if (r->file >= 0)
-		close(r->file);
+	if (r->ans.file >= 0)
+		close(r->ans.file);
+	c->p->stream_free(&r->st);
 	free(r);
 }
 
 /* The answer is over (all sent, or reset). */
 static void req_done(struct conn *c, struct req *r)
 {
-	if (r->file >= 0)
-		close(r->file);
-	r->file = -1;
+	if (r->ans.file >= 0)
+		close(r->ans.file);
+	r->ans.file = -1;
 	r->state = REQ_DONE;
 	if (r->got_fin)
 		req_free(c, r);
 }
 
-static void req_reset(struct conn *c, struct req *r)
+static void req_reset(struct conn *c, struct req *r, uint32_t code)
 {
-	struct quic_errinfo ei = { .stream_id = r->sid, .errcode = HQ_ERR_NOTFOUND };
+	struct quic_errinfo ei = { .stream_id = r->sid, .errcode = code };
 
 	setsockopt(c->fd, SOL_QUIC, QUIC_SOCKOPT_STREAM_RESET, &ei, sizeof(ei));
 	req_done(c, r);
 }
 
-/* The file for a request path, opened, or -1.  The path has no ".." and
- * the resolved name must still be inside the root (symbolic links too).
- */
-static int open_file(struct conn *c, const char *path, off_t *size)
-{
-	char name[PATH_MAX], real[PATH_MAX];
-	size_t rlen = strlen(c->root);
-	struct stat st;
-	int fd;
-
-	if (!hq_path_is_safe(path))
-		return -1;
-	if (snprintf(name, sizeof(name), "%s%s%s", c->root, path,
-		     path[strlen(path) - 1] == '/' ? "index.html" : "") >=
-	    (int)sizeof(name))
-		return -1;
-	if (!realpath(name, real) || strncmp(real, c->root, rlen) ||
-	    real[rlen] != '/')
-		return -1;
-	fd = open(real, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return -1;
-	}
-	*size = st.st_size;
-	return fd;
-}
-
 /* A chunk of a request arrived on stream sid. */
-static void on_data(struct conn *c, int64_t sid, const char *data, size_t n,
+static void on_data(struct conn *c, int64_t sid, const uint8_t *data, size_t n,
 		    int fin)
 {
-	char path[HQ_PATH_MAX];
+	char path[HQ_PATH_MAX], why[256];
+	enum hq_method m;
 	struct req *r;
 	int ret;
 
+	if (sid >= 0 && (sid & QUIC_STREAM_TYPE_MASK) == QUIC_STREAM_TYPE_UNI_MASK) {
+		/* the client's control and QPACK streams (h3) */
+		if (c->p->uni(&c->hc, sid, data, n, fin, why, sizeof(why)))
+			fprintf(stderr, "quic-hq: %s: %s\n", c->peer, why);
+		return;
+	}
 	if (sid < 0 || (sid & QUIC_STREAM_TYPE_MASK))
 		return;		/* only client-initiated bidirectional streams */
 	r = req_get(c, sid);
@@ -155,27 +135,20 @@ static void on_data(struct conn *c, int64_t sid, const char *data, size_t n,
 		return;
 	if (fin)
 		r->got_fin = 1;
-	if (r->state != REQ_READING) {	/* after the request line */
+	if (r->state != REQ_READING) {	/* after the request */
 		if (r->state == REQ_DONE && r->got_fin)
 			req_free(c, r);
 		return;
 	}
-	if (n > sizeof(r->line) - r->len) {
-		req_reset(c, r);
-		return;
-	}
-	memcpy(r->line + r->len, data, n);
-	r->len += n;
-	ret = hq_parse_request(r->line, r->len, fin, path, sizeof(path));
-	if (ret < 0) {
-		req_reset(c, r);
-	} else if (ret > 0) {
-		r->file = open_file(c, path, &r->size);
-		if (r->file < 0)
-			req_reset(c, r);
-		else
-			r->state = REQ_SENDING;
-	}
+	ret = c->p->on_request(&r->st, data, n, fin, &m, path, sizeof(path));
+	if (!ret)
+		return;		/* more to come */
+	if (ret > 0)
+		ret = hq_serve(c->p, c->root, m, path, &r->ans);
+	if (ret < 0)
+		req_reset(c, r, (uint32_t)-ret);	/* -ret: the error code */
+	else
+		r->state = REQ_SENDING;
 }
 
 /* Read whatever is there.  Returns -1 when the connection is over. */
@@ -197,7 +170,8 @@ static int read_some(struct conn *c)
 			continue;
 		if (!n && sid < 0 && !(flags & MSG_QUIC_STREAM_FIN))
 			return -1;	/* closed */
-		on_data(c, sid, c->buf, (size_t)n, !!(flags & MSG_QUIC_STREAM_FIN));
+		on_data(c, sid, (uint8_t *)c->buf, (size_t)n,
+			!!(flags & MSG_QUIC_STREAM_FIN));
 	}
 	return 0;
 }
@@ -213,24 +187,32 @@ static int send_some(struct conn *c, int *sending)
 	*sending = 0;
 	for (r = c->reqs; r; r = next) {
 		uint32_t flags = MSG_DONTWAIT | MSG_QUIC_STREAM_DONTWAIT;
-		size_t want;
-		ssize_t n = 0;
+		off_t hlen = (off_t)r->ans.hlen, total = hlen + r->ans.size;
+		size_t want, k = 0;
+		ssize_t n;
 
 		next = r->next;
 		if (r->state != REQ_SENDING)
 			continue;
 		(*sending)++;
-		want = (size_t)(r->size - r->off) > sizeof(c->buf) ?
-		       sizeof(c->buf) : (size_t)(r->size - r->off);
-		if (want) {
-			n = pread(r->file, c->buf, want, r->off);
-			if (n <= 0) {
-				req_reset(c, r);	/* file shrank or I/O error */
+		want = (size_t)(total - r->off) > sizeof(c->buf) ?
+		       sizeof(c->buf) : (size_t)(total - r->off);
+		if (r->off < hlen) {	/* what is left of the head first */
+			k = (size_t)(hlen - r->off) < want ?
+			    (size_t)(hlen - r->off) : want;
+			memcpy(c->buf, r->ans.head + r->off, k);
+		}
+		if (want > k) {
+			n = pread(r->ans.file, c->buf + k, want - k,
+				  r->off + (off_t)k - hlen);
+			if (n <= 0) {	/* file shrank or I/O error */
+				req_reset(c, r, c->p->h3 ? H3_INTERNAL_ERROR :
+						   HQ_ERR_NOTFOUND);
 				continue;
 			}
-			want = (size_t)n;
+			want = k + (size_t)n;
 		}
-		if (r->off + (off_t)want == r->size)
+		if (r->off + (off_t)want == total)
 			flags |= MSG_QUIC_STREAM_FIN;
 		n = quic_sendmsg(c->fd, c->buf, want, r->sid, flags);
 		if (n == -EAGAIN || n == -EINTR)
@@ -238,8 +220,9 @@ static int send_some(struct conn *c, int *sending)
 		if (n < 0)
 			return -1;
 		progress++;
+		/* count the file's bytes, not the head's */
+		c->bytes += (uint64_t)n - (k < (size_t)n ? k : (size_t)n);
 		r->off += n;
-		c->bytes += (uint64_t)n;
 		if ((size_t)n == want && (flags & MSG_QUIC_STREAM_FIN))
 			req_done(c, r);		/* all sent, with FIN */
 	}
@@ -253,12 +236,14 @@ static void *serve(void *arg)
 	double t0 = hq_now();
 	int err;
 
-	err = quic_server_handshake(c->fd, o->key, o->cert, HQ_ALPN);
+	err = quic_server_handshake(c->fd, o->key, o->cert, o->alpn);
 	if (err) {
 		fprintf(stderr, "quic-hq: %s: handshake failed: %s\n", c->peer,
 			strerror(-err));
 		goto out;
 	}
+	if (hq_open_control(c->fd, c->p, c->peer))
+		goto out;
 	for (;;) {
 		struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
 		int progress, sending, n;
@@ -274,12 +259,14 @@ static void *serve(void *arg)
 		if (n > 0 && read_some(c) < 0)
 			break;
 	}
+	hq_close_code(c->fd, c->p);
 	printf("quic-hq server: %s: %llu bytes, %.3f s, %d streams\n", c->peer,
 	       (unsigned long long)c->bytes, hq_now() - t0, c->streams);
 	fflush(stdout);
 out:
 	while (c->reqs)
 		req_free(c, c->reqs);
+	c->p->conn_free(&c->hc);
 	close(c->fd);
 	free(c);
 	return NULL;
@@ -307,7 +294,7 @@ int hq_server(struct hq_server_opts *o)
 	}
 	lfd = socket(res->ai_family, SOCK_DGRAM, IPPROTO_QUIC);
 	if (lfd < 0 ||
-	    setsockopt(lfd, SOL_QUIC, QUIC_SOCKOPT_ALPN, HQ_ALPN, strlen(HQ_ALPN)) ||
+	    setsockopt(lfd, SOL_QUIC, QUIC_SOCKOPT_ALPN, o->alpn, strlen(o->alpn)) ||
 	    bind(lfd, res->ai_addr, res->ai_addrlen) || listen(lfd, 128)) {
 		fprintf(stderr, "quic-hq: listening on %s port %s: %s\n", o->host,
 			o->port, strerror(errno));
@@ -316,8 +303,8 @@ int hq_server(struct hq_server_opts *o)
 	}
 	freeaddrinfo(res);
 	signal(SIGPIPE, SIG_IGN);
-	printf("quic-hq server: listening on %s port %s, serving %s\n", o->host,
-	       o->port, root);
+	printf("quic-hq server: listening on %s port %s, serving %s, ALPN %s\n",
+	       o->host, o->port, root, o->alpn);
 	fflush(stdout);
 
 	for (;;) {
@@ -342,6 +329,8 @@ int hq_server(struct hq_server_opts *o)
 		}
 		c->fd = fd;
 		c->o = o;
+		c->p = hq_proto_find(o->alpn);
+		c->p->conn_init(&c->hc, 1);
 		c->root = root;
 		if (getnameinfo((struct sockaddr *)&sa, salen, host, sizeof(host), serv,
 				sizeof(serv), NI_NUMERICHOST | NI_NUMERICSERV))

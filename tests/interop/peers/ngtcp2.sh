@@ -13,10 +13,33 @@
 # Both are the HTTP/3 examples (nghttp3); their ALPN is "h3", fixed in the
 # binary, with no option to change it.  The HTTP/0.9 ("hq-interop")
 # variants of the upstream examples (examples/h09client.cc, h09server.cc)
-# are not packaged.  So Debian's ngtcp2 can only talk to a peer that speaks
-# h3: aioquic_hq.py --alpn h3 does, quic-hq does not.  If you build the
+# are not packaged.  So Debian's ngtcp2 talks only to peers that speak h3:
+# aioquic_hq.py --alpn h3 and quic-hq --alpn h3 (tests/interop/run passes
+# --alpn h3 to both when ngtcp2 is the other side).  If you build the
 # upstream h09 GnuTLS examples, point NGTCP2_SERVER/NGTCP2_CLIENT at them and
 # set NGTCP2_ALPN=hq-interop; they take the same options.
+#
+# What they do, as seen from the outside (Debian's 1.11):
+# - gtlsserver serves DIR/PATH for :path PATH, with the query dropped,
+#   percent-escapes decoded and ".." resolved inside DIR (so "/../f" is
+#   DIR/f); "/dir/" gives dir/index.html, "/dir" a 308 redirect, a missing
+#   file a 404 with an HTML body.  Responses carry :status, server,
+#   content-type and content-length, one HEADERS + DATA frames + FIN; its
+#   QPACK encoder uses Huffman strings and, when the peer allows a dynamic
+#   table, the dynamic table.  It opens control, QPACK encoder and QPACK
+#   decoder streams (ids 3, 7, 11), and allows the client 3 uni streams.
+# - gtlsclient sends :method, :scheme, :authority (HOST:PORT as in the
+#   URL), :path and user-agent, opens its control and QPACK streams, and
+#   saves each answer in DIR under the last "/" component of path+query
+#   ("/a/b?x=1" -> "b?x=1", "/dir/" -> "index.html", fragment dropped).
+#   DIR must exist.  It saves the body whatever the status (a 404's HTML
+#   page lands under the file's name), and exits 0 even when the
+#   connection failed (ALPN refused, no server: idle timeout after 30 s);
+#   with --quiet it prints nothing of either.  So below the exit status
+#   is that every file exists; whether it is the right file is for
+#   tests/interop's SHA-256 check.  (Without --quiet, with --no-quic-dump
+#   --no-http-dump, stderr carries "http: stream 0x0 [:status: 404]"
+#   lines, at about twice the run time; we keep --quiet.)
 #
 # gtlsclient loads the system trust store but never verifies the server
 # certificate (no gnutls_session_set_verify_cert call, no --ca option): any
@@ -86,8 +109,8 @@ client() {
 		"$host" "$port" "${urls[@]}"
 	local rc=$? missing=0 name
 	for u in "${urls[@]}"; do
+		u=${u%%#*}		# gtlsclient's file name (see above)
 		name=${u##*/}
-		name=${name%%[?#]*}
 		[ -n "$name" ] || name=index.html
 		if [ ! -f "$out/$name" ]; then
 			echo "ngtcp2.sh: $u: not downloaded" >&2

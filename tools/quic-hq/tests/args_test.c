@@ -101,8 +101,9 @@ int main(void)
 
 		ok(!hq_client_args(6, a1, &co, err, sizeof(err)) && co.nurls == 2 &&
 		   !strcmp(co.ca, "ca.pem") && !strcmp(co.out, "/tmp") &&
-		   !co.insecure && !strcmp(co.names[1], "b"),
-		   "client options and URLs");
+		   !co.insecure && !strcmp(co.names[1], "b") &&
+		   !strcmp(co.alpn, "hq-interop"),
+		   "client options and URLs, ALPN hq-interop by default");
 		ok(hq_client_args(4, a2, &co, err, sizeof(err)) &&
 		   hq_client_args(2, a3, &co, err, sizeof(err)) &&
 		   hq_client_args(2, a4, &co, err, sizeof(err)) &&
@@ -125,6 +126,33 @@ int main(void)
 		ok(hq_server_args(6, a2, &so, err, sizeof(err)) &&
 		   hq_server_args(8, a3, &so, err, sizeof(err)),
 		   "server: missing --root and bad --listen are refused");
+	}
+	{
+		char *c1[] = { "--alpn", "h3", "--insecure", "https://h/a" };
+		char *c2[] = { "https://h/a", "--alpn", "hq-interop" };
+		char *c3[] = { "--alpn", "h2", "https://h/a" };
+		char *c4[] = { "https://h/a", "--alpn" };
+		char *s1[] = { "--listen", "[::1]:4433", "--cert", "c", "--key", "k",
+			       "--root", "/srv", "--alpn", "h3" };
+		char *s2[] = { "--alpn", "hq", "--listen", "[::1]:4433", "--cert", "c",
+			       "--key", "k", "--root", "/srv" };
+
+		ok(!hq_client_args(4, c1, &co, err, sizeof(err)) &&
+		   !strcmp(co.alpn, "h3") && co.insecure && co.nurls == 1 &&
+		   !hq_client_args(3, c2, &co, err, sizeof(err)) &&
+		   !strcmp(co.alpn, "hq-interop"),
+		   "client --alpn h3 and hq-interop, before or after URLs");
+		ok(hq_client_args(3, c3, &co, err, sizeof(err)) &&
+		   strstr(err, "h2") && hq_client_args(2, c4, &co, err, sizeof(err)),
+		   "client: unknown ALPN and --alpn without a value are refused");
+		ok(!hq_server_args(10, s1, &so, err, sizeof(err)) &&
+		   !strcmp(so.alpn, "h3") &&
+		   !hq_server_args(8, s1, &so, err, sizeof(err)) &&
+		   !strcmp(so.alpn, "hq-interop") &&
+		   hq_server_args(10, s2, &so, err, sizeof(err)) &&
+		   hq_server_args(9, s1, &so, err, sizeof(err)),
+		   "server --alpn h3, hq-interop by default; unknown or missing "
+		   "ALPN refused");
 	}
 	printf("1..%d\n", n);
 	return failed ? 1 : 0;

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* quic-hq: opening our HTTP/3 control stream, for client and server. */
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <netinet/quic.h>
+
+#include "proto.h"
+
+/* Opens a unidirectional stream and sends the protocol's preface on it
+ * (h3: stream type 0x00 and SETTINGS).  The stream stays open for the
+ * life of the connection: closing it is an error (RFC 9114 6.2.1).  The
+ * peer must allow us three unidirectional streams (6.2), so there is
+ * credit for this one right after the handshake: no waiting.
+ */
+int hq_open_control(int fd, const struct hq_proto *p, const char *who)
+{
+	struct quic_stream_info si = { .stream_id = -1,
+		.stream_flags = MSG_QUIC_STREAM_UNI | MSG_QUIC_STREAM_DONTWAIT };
+	socklen_t len = sizeof(si);
+	uint8_t buf[64];
+	int n = p->preface(buf, sizeof(buf));
+	ssize_t ret;
+
+	if (n <= 0)
+		return n;	/* hq-interop: nothing to open */
+	if (getsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_STREAM_OPEN, &si, &len) < 0) {
+		fprintf(stderr, "quic-hq: %s: opening the control stream: %s\n",
+			who, strerror(errno));
+		return -1;
+	}
+	ret = quic_sendmsg(fd, buf, (size_t)n, si.stream_id, 0);
+	if (ret != n) {
+		fprintf(stderr, "quic-hq: %s: sending SETTINGS: %s\n", who,
+			ret < 0 ? strerror((int)-ret) : "short write");
+		return -1;
+	}
+	return 0;
+}
+
+/* Before close(2) of a connection that got going: h3 closes with
+ * H3_NO_ERROR (an application close carries an HTTP/3 code, RFC 9114
+ * 5.2, 8.1); hq-interop leaves the kernel's default.
+ */
+void hq_close_code(int fd, const struct hq_proto *p)
+{
+	struct quic_connection_close cc = { .errcode = H3_NO_ERROR };
+
+	if (p->h3)
+		setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_CONNECTION_CLOSE, &cc,
+			   sizeof(cc));
+}
