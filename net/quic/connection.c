@@ -72,8 +72,10 @@ void quic_conn_init(struct sock *sk)
 	qs->max_datagram = QUIC_MIN_UDP_PAYLOAD;
 	quic_cid_set_init(&qs->cids);
 	quic_crypto_ctx_init(&qs->crypto);
-	for (i = 0; i < QUIC_PN_SPACE_MAX; i++)
+	for (i = 0; i < QUIC_PN_SPACE_MAX; i++) {
 		quic_space_init(&qs->space[i]);
+		quic_ack_timing_init(&qs->space[i].ack, i, 0);
+	}
 	quic_local_tp_defaults(&qs->local_tp);
 	quic_tp_init(&qs->peer_tp);
 	quic_rtt_init(&qs->rtt, QUIC_K_INITIAL_RTT);
@@ -133,6 +135,13 @@ static int quic_conn_setup(struct sock *sk, const struct quic_cid *dcid,
 	int err;
 
 	quic_conn_fit_windows(sk);
+	/*
+	 * Acknowledge within half of the max_ack_delay we announce: the
+	 * timer runs on jiffies, and a late ACK costs the peer a PTO.
+	 */
+	for (err = 0; err < QUIC_PN_SPACE_MAX; err++)
+		qs->space[err].ack.max_ack_delay =
+			qs->local_tp.max_ack_delay * USEC_PER_MSEC / 2;
 	err = quic_crypto_set_version(&qs->crypto, qs->version);
 	if (err)
 		return err;
@@ -296,9 +305,26 @@ void quic_conn_close(struct sock *sk, u32 errcode, u8 frame_type, bool app)
 		return;
 	qs->close_info.errcode = errcode;
 	qs->close_info.frame = frame_type;
-	quic_output_close(sk, app);
+	qs->close_app = app;
+	qs->closing_rx = 0;
+	/* Closing first: the close packet carries nothing else. */
 	quic_set_state(sk, QUIC_SS_CLOSING);
+	quic_output_close(sk, app);
 	quic_timer_close(sk, quic_closing_period(qs));
+}
+
+/*
+ * A datagram for a connection in the closing state (RFC 9000 §10.2.1):
+ * answer with CONNECTION_CLOSE again, for the 1st, 2nd, 4th, 8th ...
+ * datagram, so that the answers cannot be used to amplify.
+ */
+void quic_conn_closing_rcv(struct sock *sk)
+{
+	struct quic_sock *qs = quic_sk(sk);
+
+	qs->closing_rx++;
+	if (!(qs->closing_rx & (qs->closing_rx - 1)))
+		quic_output_close(sk, qs->close_app);
 }
 
 /*

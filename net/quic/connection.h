@@ -19,6 +19,7 @@
 #include <net/tcp_states.h>
 
 #include "ack_ranges.h"
+#include "ackdelay.h"
 #include "packet_header.h"
 #include "recovery.h"
 
@@ -89,8 +90,8 @@ struct quic_space {
 	u64			largest_rx;	/* QUIC_PN_NONE: none yet */
 	u64			largest_rx_time;
 	struct quic_ack_ranges	rx;		/* packet numbers received */
-	bool			ack_pending;	/* ack-eliciting received, unacked */
-	u32			unacked_eliciting;
+	struct quic_ack_timing	ack;		/* when our ACK is due */
+	bool			ack_pending;	/* an ACK must go out now */
 	struct list_head	sent;		/* struct quic_sent_pkt */
 	struct list_head	acked;		/* newly acked, while an ACK is processed */
 	u32			in_flight;	/* ack-eliciting packets unacked */
@@ -124,6 +125,7 @@ enum quic_deferred {
 	QUIC_DEFER_RETRANSMIT,
 	QUIC_DEFER_IDLE,
 	QUIC_DEFER_CLOSE,
+	QUIC_DEFER_ACK,
 };
 
 static inline u8 quic_space_of_level(u8 level)
@@ -159,6 +161,7 @@ int quic_conn_accept(struct sock *lsk, struct sock *sk, struct sk_buff *skb);
 void quic_conn_established(struct sock *sk);
 void quic_conn_close(struct sock *sk, u32 errcode, u8 frame_type,
 		     bool app);
+void quic_conn_closing_rcv(struct sock *sk);
 void quic_conn_discard_space(struct sock *sk, u8 space);
 void quic_conn_peer_closed(struct sock *sk, u64 errcode, u64 frame_type,
 			   const u8 *reason, u64 reason_len);
@@ -196,10 +199,13 @@ void quic_on_ack_done(struct sock *sk, u8 space,
 void quic_retransmit_space(struct sock *sk, u8 space, bool pto);
 
 /* timer.c */
+int quic_timer_wq_init(void);
+void quic_timer_wq_exit(void);
 void quic_timers_init(struct sock *sk);
 void quic_timers_stop(struct sock *sk);
 void quic_timer_rearm(struct sock *sk);
 void quic_timer_close(struct sock *sk, u64 delay_us);
+void quic_timer_ack(struct sock *sk, u64 deadline);
 void quic_release_cb(struct sock *sk);
 
 #endif /* _NET_QUIC_CONNECTION_H */

@@ -189,6 +189,20 @@ static int quic_rcv_frame(struct sock *sk, struct sk_buff *skb, u8 level,
 	}
 }
 
+/* When to acknowledge (RFC 9000 §13.2.1): now, or within max_ack_delay. */
+static void quic_rcv_ack_timing(struct sock *sk, struct quic_space *space,
+				u64 pn, bool eliciting)
+{
+	struct quic_ack_rx rx = { .pn = pn, .ack_eliciting = eliciting };
+	enum quic_ack_action act;
+
+	act = quic_ack_on_packet(&space->ack, &rx, &space->rx, quic_now());
+	if (act == QUIC_ACK_NOW)
+		space->ack_pending = true;
+	else if (act == QUIC_ACK_DELAYED)
+		quic_timer_ack(sk, space->ack.deadline);
+}
+
 /*
  * One packet at @off in @skb.  Returns the bytes it occupies (so the next
  * coalesced packet can follow), or a negative errno to drop the rest of
@@ -316,11 +330,8 @@ static int quic_rcv_packet(struct sock *sk, struct sk_buff *skb,
 		space->largest_rx = hdr.pn;
 		space->largest_rx_time = quic_now();
 	}
-	if (eliciting) {
-		space->ack_pending = true;
-		space->unacked_eliciting++;
-		*ack_eliciting = true;
-	}
+	quic_rcv_ack_timing(sk, space, hdr.pn, eliciting);
+	*ack_eliciting |= eliciting;
 	quic_idle_on_packet_received(&qs->idle, quic_now());
 
 	/* RFC 9001 §4.9.1: a server drops Initial keys on its first Handshake packet. */
@@ -348,8 +359,13 @@ int quic_input(struct sock *sk, struct sk_buff *skb)
 	case QUIC_SS_CONNECTING:
 	case QUIC_SS_ESTABLISHED:
 		break;
+	case QUIC_SS_CLOSING:
+		/* Nothing more is processed, but the peer hears why. */
+		quic_conn_closing_rcv(sk);
+		kfree_skb(skb);
+		return 0;
 	default:
-		/* Closing or draining: nothing more is processed. */
+		/* Draining or closed: silence (RFC 9000 §10.2.2). */
 		kfree_skb(skb);
 		return 0;
 	}

@@ -98,16 +98,6 @@ static bool quic_space_wants_send(struct sock *sk, u8 id)
 	return id == QUIC_PN_SPACE_APP && quic_streams_send_pending(sk);
 }
 
-/* The ACK Delay field for the largest packet received in @space. */
-static u64 quic_ack_delay_field(const struct quic_sock *qs,
-				const struct quic_space *space, u64 now)
-{
-	u64 delay = now > space->largest_rx_time ?
-		    now - space->largest_rx_time : 0;
-
-	return delay >> qs->local_tp.ack_delay_exponent;
-}
-
 /* Write a CRYPTO frame of at most @room bytes; returns bytes written or 0. */
 static int quic_put_crypto(struct quic_wr *wr, const struct quic_crypto_tx *tx,
 			   u64 offset, u32 *len)
@@ -141,14 +131,18 @@ static bool quic_fill_frames(struct sock *sk, u8 id, struct quic_wr *wr,
 	bool eliciting = false;
 	int ret;
 
-	if (space->ack_pending && space->rx.n) {
+	/* An ACK due now, or anything unacknowledged when a packet goes. */
+	if ((space->ack_pending || space->ack.pending) && space->rx.n) {
+		u64 delay = quic_ack_delay_field(&space->ack, now,
+						 qs->local_tp.ack_delay_exponent);
+
 		ret = quic_ack_ranges_encode(&space->rx, wr->p, quic_wr_left(wr),
-					     quic_ack_delay_field(qs, space, now),
-					     NULL);
+					     delay, NULL);
 		if (ret > 0) {
 			wr->p += ret;
 			space->ack_pending = false;
-			space->unacked_eliciting = 0;
+			quic_ack_on_sent(&space->ack,
+					 quic_ack_ranges_largest(&space->rx));
 		}
 	}
 	if (ack_only)
@@ -216,7 +210,8 @@ static bool quic_fill_frames(struct sock *sk, u8 id, struct quic_wr *wr,
 		list_add_tail(&f->list, sent);
 		eliciting = true;
 	}
-	if (id == QUIC_PN_SPACE_APP && quic_streams_fill(sk, wr, sent))
+	if (id == QUIC_PN_SPACE_APP && sk->sk_state != QUIC_SS_CLOSING &&
+	    quic_streams_fill(sk, wr, sent))
 		eliciting = true;
 	return eliciting;
 }
@@ -470,6 +465,9 @@ void quic_output_close(struct sock *sk, bool app)
 	struct quic_wr wr;
 	int i;
 
+	/* Only the close goes out from now on: drop what was queued. */
+	for (i = 0; i < QUIC_PN_SPACE_MAX; i++)
+		quic_frames_free(&qs->space[i].frames);
 	for (i = 0; i < QUIC_PN_SPACE_MAX; i++) {
 		u8 level = quic_level_of_space(i);
 		bool in_app = app && i == QUIC_PN_SPACE_APP;

@@ -143,9 +143,15 @@ static int __init quic_init(void)
 	if (err)
 		return err;
 
-	err = quic_cid_table_init();
+	err = quic_timer_wq_init();
 	if (err)
 		return err;
+	err = quic_sysctl_init();
+	if (err)
+		goto err_wq;
+	err = quic_cid_table_init();
+	if (err)
+		goto err_sysctl;
 	err = proto_register(&quic_prot, 1);
 	if (err)
 		goto err_cid;
@@ -172,6 +178,10 @@ err_proto:
 	proto_unregister(&quic_prot);
 err_cid:
 	quic_cid_table_exit();
+err_sysctl:
+	quic_sysctl_exit();
+err_wq:
+	quic_timer_wq_exit();
 	return err;
 }
 
@@ -183,6 +193,8 @@ static void __exit quic_exit(void)
 	proto_unregister(&quicv6_prot);
 	proto_unregister(&quic_prot);
 	quic_cid_table_exit();
+	quic_sysctl_exit();
+	quic_timer_wq_exit();
 	pr_info("quic: unloaded\n");
 }
 

@@ -36,6 +36,8 @@ int quic_sock_init(struct sock *sk)
 
 	/* Receive-path lookups run under RCU only (conn_id.c, udp.c). */
 	sock_set_flag(sk, SOCK_RCU_FREE);
+	WRITE_ONCE(sk->sk_sndbuf, READ_ONCE(sysctl_quic_wmem_default));
+	WRITE_ONCE(sk->sk_rcvbuf, READ_ONCE(sysctl_quic_rmem_default));
 	memset(&qs->local, 0, sizeof(qs->local));
 	memset(&qs->peer, 0, sizeof(qs->peer));
 	qs->udp = NULL;
@@ -71,13 +73,20 @@ void quic_sock_close(struct sock *sk, long timeout)
 	lock_sock(sk);
 	if (sk->sk_state == QUIC_SS_LISTENING && qs->udp)
 		quic_udp_set_listener(qs->udp, sk, false);
-	/*
-	 * Tell the peer.  The closing period of RFC 9000 §10.2.1 is not kept
-	 * after close(): the socket and its connection IDs go now.
-	 */
 	quic_conn_close(sk, qs->close_info.errcode, 0,
 			!(qs->close_info.errcode & QUIC_TRANSPORT_ERROR_CRYPTO));
 	sk->sk_shutdown = SHUTDOWN_MASK;
+	if (sk->sk_state == QUIC_SS_CLOSING ||
+	    sk->sk_state == QUIC_SS_DRAINING) {
+		/*
+		 * The closing or draining period (RFC 9000 §10.2) outlives the
+		 * user's socket: the connection stays findable by its IDs and
+		 * answers with CONNECTION_CLOSE; the close timer releases it.
+		 */
+		sock_orphan(sk);
+		release_sock(sk);
+		return;
+	}
 	quic_set_state(sk, QUIC_SS_CLOSED);
 	release_sock(sk);
 

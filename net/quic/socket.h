@@ -76,6 +76,7 @@ struct quic_sock {
 	struct timer_list	retransmit_timer;	/* loss and PTO */
 	struct timer_list	idle_timer;
 	struct timer_list	close_timer;		/* closing/draining end */
+	struct timer_list	ack_timer;		/* delayed ACKs */
 	unsigned long		deferred;		/* BIT(enum quic_deferred) */
 
 	/* Listener: client Initials of connections not yet accepted. */
@@ -87,6 +88,9 @@ struct quic_sock {
 	u32			ticket_len;
 	u32			events;		/* BIT(enum quic_event_type) on */
 	bool			close_set;	/* close_info given by the user */
+	bool			close_app;	/* our close is an application one */
+	u32			closing_rx;	/* datagrams seen while closing */
+	struct work_struct	release_work;	/* orphan: release after closing */
 };
 
 /* Where a received datagram came from, while quic_input() runs. */
@@ -173,6 +177,12 @@ int quic_inet_getname(struct socket *sock, struct sockaddr *addr, int peer);
 __poll_t quic_inet_poll(struct file *file, struct socket *sock,
 			struct poll_table_struct *wait);
 int quic_inet_shutdown(struct socket *sock, int how);
+
+/* sysctl.c */
+extern int sysctl_quic_wmem_default;
+extern int sysctl_quic_rmem_default;
+int quic_sysctl_init(void);
+void quic_sysctl_exit(void);
 
 /* event.c */
 int quic_event_queue(struct sock *sk, u8 type, const void *data, u32 len);

@@ -87,10 +87,43 @@ static void quic_idle_fire(struct sock *sk)
 		quic_timer_rearm(sk);
 }
 
+/*
+ * Orphaned sockets (closed by the user during a connection) are released
+ * here, in process context: releasing the UDP tunnel socket sleeps.  A
+ * module-owned workqueue, so that module exit waits for the last one.
+ */
+static struct workqueue_struct *quic_wq;
+
+int quic_timer_wq_init(void)
+{
+	quic_wq = alloc_workqueue("quic", WQ_UNBOUND, 0);
+	return quic_wq ? 0 : -ENOMEM;
+}
+
+void quic_timer_wq_exit(void)
+{
+	destroy_workqueue(quic_wq);
+}
+
+static void quic_release_work(struct work_struct *work)
+{
+	struct quic_sock *qs = container_of(work, struct quic_sock,
+					    release_work);
+	struct sock *sk = &qs->inet.sk;
+
+	sk_common_release(sk);	/* the reference the user's socket held */
+	sock_put(sk);		/* the work's */
+}
+
 static void quic_close_fire(struct sock *sk)
 {
-	if (sk->sk_state == QUIC_SS_CLOSING || sk->sk_state == QUIC_SS_DRAINING)
-		quic_set_state(sk, QUIC_SS_CLOSED);
+	if (sk->sk_state != QUIC_SS_CLOSING && sk->sk_state != QUIC_SS_DRAINING)
+		return;
+	quic_set_state(sk, QUIC_SS_CLOSED);
+	if (sock_flag(sk, SOCK_DEAD)) {
+		sock_hold(sk);
+		queue_work(quic_wq, &quic_sk(sk)->release_work);
+	}
 }
 
 /* Run @fn now, or on release_sock() if a user holds the socket. */
@@ -121,6 +154,55 @@ static void quic_idle_timer(struct timer_list *t)
 	quic_timer_run(&qs->inet.sk, quic_idle_fire, QUIC_DEFER_IDLE);
 }
 
+/* Delayed ACKs whose time has come go out now. */
+static void quic_ack_fire(struct sock *sk)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	u64 now = quic_now(), next = 0;
+	bool due = false;
+	int i;
+
+	if (sk->sk_state != QUIC_SS_CONNECTING &&
+	    sk->sk_state != QUIC_SS_ESTABLISHED)
+		return;
+	for (i = 0; i < QUIC_PN_SPACE_MAX; i++) {
+		struct quic_space *space = &qs->space[i];
+
+		if (space->discarded || !space->ack.pending)
+			continue;
+		if (quic_ack_due(&space->ack, now)) {
+			space->ack_pending = true;
+			due = true;
+		} else if (space->ack.deadline &&
+			   (!next || space->ack.deadline < next)) {
+			next = space->ack.deadline;
+		}
+	}
+	if (due)
+		quic_output(sk);
+	if (next)
+		quic_timer_ack(sk, next);
+}
+
+static void quic_ack_timer(struct timer_list *t)
+{
+	struct quic_sock *qs = from_timer(qs, t, ack_timer);
+
+	quic_timer_run(&qs->inet.sk, quic_ack_fire, QUIC_DEFER_ACK);
+}
+
+/* Arm the ACK timer for @deadline, unless it fires before that anyway. */
+void quic_timer_ack(struct sock *sk, u64 deadline)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	unsigned long when = quic_us_to_jiffies_from_now(deadline, quic_now());
+
+	if (timer_pending(&qs->ack_timer) &&
+	    time_before_eq(qs->ack_timer.expires, when))
+		return;
+	sk_reset_timer(sk, &qs->ack_timer, when);
+}
+
 static void quic_close_timer(struct timer_list *t)
 {
 	struct quic_sock *qs = from_timer(qs, t, close_timer);
@@ -135,6 +217,8 @@ void quic_timers_init(struct sock *sk)
 	timer_setup(&qs->retransmit_timer, quic_retransmit_timer, 0);
 	timer_setup(&qs->idle_timer, quic_idle_timer, 0);
 	timer_setup(&qs->close_timer, quic_close_timer, 0);
+	timer_setup(&qs->ack_timer, quic_ack_timer, 0);
+	INIT_WORK(&qs->release_work, quic_release_work);
 	qs->deferred = 0;
 }
 
@@ -145,6 +229,7 @@ void quic_timers_stop(struct sock *sk)
 	sk_stop_timer(sk, &qs->retransmit_timer);
 	sk_stop_timer(sk, &qs->idle_timer);
 	sk_stop_timer(sk, &qs->close_timer);
+	sk_stop_timer(sk, &qs->ack_timer);
 }
 
 /* Enter the closing or draining period: only the close timer runs. */
@@ -173,6 +258,10 @@ void quic_release_cb(struct sock *sk)
 	}
 	if (test_and_clear_bit(QUIC_DEFER_CLOSE, &qs->deferred)) {
 		quic_close_fire(sk);
+		__sock_put(sk);
+	}
+	if (test_and_clear_bit(QUIC_DEFER_ACK, &qs->deferred)) {
+		quic_ack_fire(sk);
 		__sock_put(sk);
 	}
 }

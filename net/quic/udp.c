@@ -80,10 +80,16 @@ static int quic_udp_encap_rcv(struct sock *usk, struct sk_buff *skb)
 	if (!sk)
 		goto drop;
 
+	/*
+	 * The backlog holds what arrives while a user holds the socket; as in
+	 * TCP it may take a receive and a send buffer's worth, since ACKs for
+	 * what we send come in with the data.
+	 */
 	bh_lock_sock(sk);
 	if (!sock_owned_by_user(sk)) {
 		quic_input(sk, skb);
-	} else if (sk_add_backlog(sk, skb, READ_ONCE(sk->sk_rcvbuf))) {
+	} else if (sk_add_backlog(sk, skb, READ_ONCE(sk->sk_rcvbuf) +
+					  READ_ONCE(sk->sk_sndbuf))) {
 		QUIC_DROP(sk, BACKLOG);
 		kfree_skb(skb);
 	}

@@ -64,6 +64,23 @@ static int connect_to(const struct hq_url *u)
 	return fd;
 }
 
+/* Say why the handshake failed; for a certificate, what was wrong with it. */
+static void handshake_error(gnutls_session_t session, int err)
+{
+	unsigned int status = gnutls_session_get_verify_cert_status(session);
+	gnutls_datum_t out = { NULL, 0 };
+
+	if (err == -EKEYREJECTED && status &&
+	    !gnutls_certificate_verification_status_print(status, GNUTLS_CRT_X509,
+							  &out, 0)) {
+		fprintf(stderr, "quic-hq: handshake failed: server certificate "
+			"verification failed: %s\n", (const char *)out.data);
+		gnutls_free(out.data);
+		return;
+	}
+	fprintf(stderr, "quic-hq: handshake failed: %s\n", strerror(-err));
+}
+
 static int handshake(int fd, const struct hq_client_opts *o)
 {
 	gnutls_certificate_credentials_t cred = NULL;
@@ -101,7 +118,7 @@ static int handshake(int fd, const struct hq_client_opts *o)
 	gnutls_transport_set_int(session, fd);
 	ret = quic_handshake(session);
 	if (ret)
-		fprintf(stderr, "quic-hq: handshake failed: %s\n", strerror(-ret));
+		handshake_error(session, ret);
 out:
 	gnutls_deinit(session);
 	gnutls_certificate_free_credentials(cred);
