@@ -69,6 +69,8 @@ void quic_conn_init(struct sock *sk)
 
 	qs->version = QUIC_VERSION_V1;
 	qs->config.version = QUIC_VERSION_V1;
+	/* CUBIC unless QUIC_SOCKOPT_CONFIG says otherwise. */
+	qs->config.congestion_control_algo = QUIC_CONG_ALG_CUBIC;
 	qs->max_datagram = QUIC_MIN_UDP_PAYLOAD;
 	quic_cid_set_init(&qs->cids);
 	quic_crypto_ctx_init(&qs->crypto);
@@ -164,6 +166,10 @@ static int quic_conn_setup(struct sock *sk, const struct quic_cid *dcid,
 		quic_tp_mark(&qs->local_tp, QUIC_TPB_ORIGINAL_DCID);
 	}
 	quic_ld_init(&qs->ld, qs->is_server, qs->ld.max_ack_delay);
+	err = quic_cong_init(&qs->cong, qs->config.congestion_control_algo,
+			     qs->max_datagram);
+	if (err)
+		return err;
 	quic_amp_init(&qs->amp, !qs->is_server);
 	quic_idle_init(&qs->idle, quic_now());
 	quic_set_state(sk, QUIC_SS_CONNECTING);
@@ -245,6 +251,26 @@ int quic_conn_accept(struct sock *lsk, struct sock *sk, struct sk_buff *skb)
 	return quic_input(sk, skb);
 }
 
+/*
+ * The datagram size for the rest of the connection: what the route
+ * carries unfragmented, what the peer accepts (max_udp_payload_size), and
+ * at most QUIC_MAX_DATAGRAM, which fits any path with the Ethernet MTU
+ * (there is no PMTU discovery yet to learn of a smaller one).
+ */
+static void quic_conn_set_datagram_size(struct sock *sk)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	u64 size = QUIC_MAX_DATAGRAM;
+
+	size = min_t(u64, size, quic_udp_path_payload(sk));
+	if (qs->peer_tp_set)
+		size = min(size, qs->peer_tp.max_udp_payload_size);
+	if (size <= qs->max_datagram)
+		return;
+	qs->max_datagram = size;
+	quic_cong_set_mss(&qs->cong, size);
+}
+
 /* Both APP secrets are installed: libquic says the handshake is done. */
 void quic_conn_established(struct sock *sk)
 {
@@ -254,6 +280,7 @@ void quic_conn_established(struct sock *sk)
 	if (qs->handshake_done)
 		return;
 	qs->handshake_done = true;
+	quic_conn_set_datagram_size(sk);
 	quic_set_state(sk, QUIC_SS_ESTABLISHED);
 	if (qs->is_server) {
 		/* RFC 9001 §4.1.2: complete means confirmed, for a server. */

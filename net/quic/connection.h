@@ -39,6 +39,9 @@ enum quic_state {
 	QUIC_SS_DRAINING	= TCP_CLOSE_WAIT,	/* the peer did */
 };
 
+/* The largest UDP payload we send: a 1500-byte MTU less IPv6 and UDP. */
+#define QUIC_MAX_DATAGRAM	1452
+
 /* The biggest amount of CRYPTO data we keep per level (RFC 9000 §7.5). */
 #define QUIC_CRYPTO_BUF_MAX	(64 * 1024)
 

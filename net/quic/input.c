@@ -331,6 +331,7 @@ static int quic_rcv_packet(struct sock *sk, struct sk_buff *skb,
 		space->largest_rx_time = quic_now();
 	}
 	quic_rcv_ack_timing(sk, space, hdr.pn, eliciting);
+	QUIC_INC_STATS(PKT_RECV, 1);
 	*ack_eliciting |= eliciting;
 	quic_idle_on_packet_received(&qs->idle, quic_now());
 

@@ -160,6 +160,7 @@ static bool quic_fill_frames(struct sock *sk, u8 id, struct quic_wr *wr,
 			}
 			if (r == QUIC_RETX_ROOM)
 				break;
+			QUIC_INC_STATS(STREAM_RETX, 1);
 			eliciting = true;
 			if (r == QUIC_RETX_PART)
 				break;
@@ -425,6 +426,7 @@ static bool quic_output_datagram(struct sock *sk, u64 now)
 
 	if (eliciting && qs->probes)
 		qs->probes--;
+	QUIC_INC_STATS(PKT_SENT, n);
 	quic_amp_on_sent(&qs->amp, skb->len);
 	err = quic_udp_xmit(sk, skb);
 	if (err)
@@ -593,6 +595,7 @@ static void quic_detect_loss(struct sock *sk, u8 id, u64 now)
 		if (v != QUIC_LOSS_LOST)
 			continue;
 		quic_ld_on_packet_removed(&qs->ld, id, &sp->meta);
+		QUIC_INC_STATS(PKT_LOST, 1);
 		lost[n++] = sp->meta;
 		quic_on_lost(sk, space, sp);
 		if (n == QUIC_LOST_BATCH) {
@@ -606,8 +609,10 @@ static void quic_detect_loss(struct sock *sk, u8 id, u64 now)
 							qs->ld.max_ack_delay,
 							lost, n);
 		quic_cong_on_packets_lost(&qs->cong, lost, n, persistent, now);
-		if (persistent)
+		if (persistent) {
+			QUIC_INC_STATS(PERSISTENT, 1);
 			quic_rtt_reset_min(&qs->rtt);
+		}
 	}
 }
 
@@ -673,6 +678,7 @@ void quic_retransmit_space(struct sock *sk, u8 id, bool pto)
 		return;
 	}
 	quic_ld_on_pto(&qs->ld);
+	QUIC_INC_STATS(PTO, 1);
 	qs->probes = 2;
 	/* New data makes the best probe; else the oldest frames in flight. */
 	if (id == QUIC_PN_SPACE_APP && !list_empty(&qs->streams.send_list))

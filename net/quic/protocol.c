@@ -149,9 +149,12 @@ static int __init quic_init(void)
 	err = quic_sysctl_init();
 	if (err)
 		goto err_wq;
-	err = quic_cid_table_init();
+	err = quic_proc_init();
 	if (err)
 		goto err_sysctl;
+	err = quic_cid_table_init();
+	if (err)
+		goto err_proc;
 	err = proto_register(&quic_prot, 1);
 	if (err)
 		goto err_cid;
@@ -178,6 +181,8 @@ err_proto:
 	proto_unregister(&quic_prot);
 err_cid:
 	quic_cid_table_exit();
+err_proc:
+	quic_proc_exit();
 err_sysctl:
 	quic_sysctl_exit();
 err_wq:
@@ -193,6 +198,7 @@ static void __exit quic_exit(void)
 	proto_unregister(&quicv6_prot);
 	proto_unregister(&quic_prot);
 	quic_cid_table_exit();
+	quic_proc_exit();
 	quic_sysctl_exit();
 	quic_timer_wq_exit();
 	pr_info("quic: unloaded\n");

@@ -49,14 +49,17 @@ int quic_sock_init(struct sock *sk)
 	memset(&qs->close_info, 0, sizeof(qs->close_info));
 	skb_queue_head_init(&qs->hold_queue);
 	quic_conn_init(sk);
-	return 0;
+	quic_proc_add(sk);
+	return dst_cache_init(&qs->dst_cache, GFP_KERNEL);
 }
 
 void quic_sock_destroy(struct sock *sk)
 {
 	struct quic_sock *qs = quic_sk(sk);
 
+	quic_proc_del(sk);
 	quic_conn_free(sk);
+	dst_cache_destroy(&qs->dst_cache);
 	skb_queue_purge(&qs->hold_queue);
 	kfree_sensitive(qs->ticket);
 	qs->ticket = NULL;

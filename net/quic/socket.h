@@ -9,6 +9,7 @@
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/ipv6.h>
+#include <net/dst_cache.h>
 #include <net/inet_sock.h>
 #include <net/sock.h>
 #include <linux/quic.h>
@@ -46,6 +47,8 @@ struct quic_sock {
 	union quic_addr		local;	/* valid once bound */
 	union quic_addr		peer;	/* valid once connecting */
 	struct quic_udp_sock	*udp;	/* the UDP tunnel socket we are bound to */
+	struct dst_cache	dst_cache;	/* route to the peer */
+	struct list_head	proc_node;	/* in /proc/net/quic's list */
 
 	bool			is_server;
 	bool			handshake_done;		/* both APP keys in */
@@ -104,7 +107,7 @@ struct quic_input_cb {
 
 #define QUIC_INPUT_CB(skb)	((struct quic_input_cb *)&((skb)->cb[0]))
 
-/* Silent receive drops, each with its own counter (/proc/net/quic_drops). */
+/* Silent receive drops, each with its own counter (/proc/net/quic_stats). */
 enum quic_drop_reason {
 	QUIC_DROP_BAD_HEADER,
 	QUIC_DROP_UNSUPPORTED,
@@ -128,6 +131,28 @@ extern const char *const quic_drop_names[QUIC_DROP_MAX];
 	net_dbg_ratelimited("quic: %p: drop: %s\n", (sk),		\
 			    quic_drop_names[QUIC_DROP_##reason]);	\
 } while (0)
+
+/* Counters of packets and recovery events (/proc/net/quic_stats). */
+enum quic_stat {
+	QUIC_STAT_PKT_SENT,
+	QUIC_STAT_PKT_RECV,
+	QUIC_STAT_PKT_LOST,
+	QUIC_STAT_PTO,
+	QUIC_STAT_PERSISTENT,
+	QUIC_STAT_STREAM_RETX,
+	QUIC_STAT_MAX,
+};
+
+extern atomic_long_t quic_stats[QUIC_STAT_MAX];
+
+#define QUIC_INC_STATS(name, n)	\
+	atomic_long_add((n), &quic_stats[QUIC_STAT_##name])
+
+/* proc.c */
+int quic_proc_init(void);
+void quic_proc_exit(void);
+void quic_proc_add(struct sock *sk);
+void quic_proc_del(struct sock *sk);
 
 /* IPv6 sockets carry struct ipv6_pinfo after the QUIC state. */
 struct quic6_sock {

@@ -13,6 +13,7 @@
 #include <linux/mutex.h>
 #include <linux/net.h>
 #include <linux/slab.h>
+#include <net/dst_cache.h>
 #include <net/ip6_route.h>
 #include <net/route.h>
 #include <net/udp.h>
@@ -124,32 +125,39 @@ int quic_udp_set_listener(struct quic_udp_sock *us, struct sock *sk, bool on)
 	return err;
 }
 
-static int quic_udp_xmit4(struct sock *usk, struct sk_buff *skb,
-			  const struct sockaddr_in *src,
-			  const struct sockaddr_in *dst)
+/*
+ * The route to the peer, from the connection's cache or looked up and
+ * cached; a reference for the caller.  *saddr gets the source address.
+ */
+static struct rtable *quic_udp_route4(struct sock *sk, struct sock *usk,
+				      const struct sockaddr_in *src,
+				      const struct sockaddr_in *dst,
+				      __be32 *saddr)
 {
-	struct net *net = sock_net(usk);
+	struct dst_cache *cache = &quic_sk(sk)->dst_cache;
 	struct flowi4 fl4;
 	struct rtable *rt;
 
-	rt = ip_route_output_ports(net, &fl4, usk, dst->sin_addr.s_addr,
-				   src->sin_addr.s_addr, dst->sin_port,
-				   src->sin_port, IPPROTO_UDP, 0, 0);
-	if (IS_ERR(rt)) {
-		kfree_skb(skb);
-		return PTR_ERR(rt);
-	}
-	/* RFC 9000 §14: QUIC datagrams must not be fragmented. */
-	udp_tunnel_xmit_skb(rt, usk, skb, fl4.saddr, fl4.daddr, 0,
-			    ip4_dst_hoplimit(&rt->dst), htons(IP_DF),
-			    src->sin_port, dst->sin_port, false, false);
-	return 0;
+	rt = dst_cache_get_ip4(cache, saddr);
+	if (rt)
+		return rt;
+	rt = ip_route_output_ports(sock_net(usk), &fl4, usk,
+				   dst->sin_addr.s_addr, src->sin_addr.s_addr,
+				   dst->sin_port, src->sin_port, IPPROTO_UDP,
+				   0, 0);
+	if (IS_ERR(rt))
+		return rt;
+	*saddr = fl4.saddr;
+	dst_cache_set_ip4(cache, &rt->dst, fl4.saddr);
+	return rt;
 }
 
-static int quic_udp_xmit6(struct sock *usk, struct sk_buff *skb,
-			  const struct sockaddr_in6 *src,
-			  const struct sockaddr_in6 *dst)
+static struct dst_entry *quic_udp_route6(struct sock *sk, struct sock *usk,
+					 const struct sockaddr_in6 *src,
+					 const struct sockaddr_in6 *dst,
+					 struct in6_addr *saddr)
 {
+	struct dst_cache *cache = &quic_sk(sk)->dst_cache;
 	struct flowi6 fl6 = {
 		.flowi6_proto	= IPPROTO_UDP,
 		.flowi6_oif	= dst->sin6_scope_id,
@@ -160,16 +168,31 @@ static int quic_udp_xmit6(struct sock *usk, struct sk_buff *skb,
 	};
 	struct dst_entry *dst_ent;
 
+	dst_ent = dst_cache_get_ip6(cache, saddr);
+	if (dst_ent)
+		return dst_ent;
 	dst_ent = ip6_dst_lookup_flow(sock_net(usk), usk, &fl6, NULL);
-	if (IS_ERR(dst_ent)) {
-		kfree_skb(skb);
-		return PTR_ERR(dst_ent);
+	if (IS_ERR(dst_ent))
+		return dst_ent;
+	*saddr = fl6.saddr;
+	dst_cache_set_ip6(cache, dst_ent, &fl6.saddr);
+	return dst_ent;
+}
+
+/* A dual-stack socket talks to IPv4 peers from a v4-mapped address. */
+static void quic_udp_src4(const union quic_addr *local, union quic_addr *src)
+{
+	*src = *local;
+	if (src->sa.sa_family == AF_INET6) {
+		__be16 port = src->v6.sin6_port;
+		__be32 a = ipv6_addr_v4mapped(&src->v6.sin6_addr) ?
+			   src->v6.sin6_addr.s6_addr32[3] : 0;
+
+		memset(src, 0, sizeof(*src));
+		src->v4.sin_family = AF_INET;
+		src->v4.sin_port = port;
+		src->v4.sin_addr.s_addr = a;
 	}
-	skb->ignore_df = 0;
-	udp_tunnel6_xmit_skb(dst_ent, usk, skb, NULL, &fl6.saddr, &fl6.daddr,
-			     0, ip6_dst_hoplimit(dst_ent), 0,
-			     src->sin6_port, dst->sin6_port, false);
-	return 0;
 }
 
 /* Send one QUIC datagram of @sk to its peer.  Consumes @skb. */
@@ -177,23 +200,80 @@ int quic_udp_xmit(struct sock *sk, struct sk_buff *skb)
 {
 	struct quic_sock *qs = quic_sk(sk);
 	struct sock *usk = qs->udp->sock->sk;
-	union quic_addr src = qs->local;
+	const union quic_addr *peer = &qs->peer;
+	union quic_addr src;
 
-	if (qs->peer.sa.sa_family == AF_INET) {
-		/* A dual-stack socket talks to IPv4 peers from a mapped address. */
-		if (src.sa.sa_family == AF_INET6) {
-			__be16 port = src.v6.sin6_port;
-			__be32 a = ipv6_addr_v4mapped(&src.v6.sin6_addr) ?
-				   src.v6.sin6_addr.s6_addr32[3] : 0;
+	if (peer->sa.sa_family == AF_INET) {
+		struct rtable *rt;
+		__be32 saddr;
 
-			memset(&src, 0, sizeof(src));
-			src.v4.sin_family = AF_INET;
-			src.v4.sin_port = port;
-			src.v4.sin_addr.s_addr = a;
+		quic_udp_src4(&qs->local, &src);
+		rt = quic_udp_route4(sk, usk, &src.v4, &peer->v4, &saddr);
+		if (IS_ERR(rt)) {
+			kfree_skb(skb);
+			return PTR_ERR(rt);
 		}
-		return quic_udp_xmit4(usk, skb, &src.v4, &qs->peer.v4);
+		/* RFC 9000 §14: QUIC datagrams must not be fragmented. */
+		udp_tunnel_xmit_skb(rt, usk, skb, saddr, peer->v4.sin_addr.s_addr,
+				    0, ip4_dst_hoplimit(&rt->dst), htons(IP_DF),
+				    src.v4.sin_port, peer->v4.sin_port, false,
+				    false);
+	} else {
+		struct dst_entry *dst;
+		struct in6_addr saddr;
+
+		src = qs->local;
+		dst = quic_udp_route6(sk, usk, &src.v6, &peer->v6, &saddr);
+		if (IS_ERR(dst)) {
+			kfree_skb(skb);
+			return PTR_ERR(dst);
+		}
+		skb->ignore_df = 0;
+		udp_tunnel6_xmit_skb(dst, usk, skb, NULL, &saddr,
+				     &peer->v6.sin6_addr, 0,
+				     ip6_dst_hoplimit(dst), 0,
+				     src.v6.sin6_port, peer->v6.sin6_port,
+				     false);
 	}
-	return quic_udp_xmit6(usk, skb, &src.v6, &qs->peer.v6);
+	return 0;
+}
+
+/*
+ * The largest UDP payload the route to the peer carries without
+ * fragmentation (its MTU less the IP and UDP headers), or 0 without one.
+ */
+u32 quic_udp_path_payload(struct sock *sk)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	struct sock *usk = qs->udp->sock->sk;
+	const union quic_addr *peer = &qs->peer;
+	union quic_addr src;
+	u32 mtu;
+
+	if (peer->sa.sa_family == AF_INET) {
+		struct rtable *rt;
+		__be32 saddr;
+
+		quic_udp_src4(&qs->local, &src);
+		rt = quic_udp_route4(sk, usk, &src.v4, &peer->v4, &saddr);
+		if (IS_ERR(rt))
+			return 0;
+		mtu = dst_mtu(&rt->dst);
+		ip_rt_put(rt);
+		return mtu > 28 ? mtu - 28 : 0;
+	}
+	{
+		struct dst_entry *dst;
+		struct in6_addr saddr;
+
+		src = qs->local;
+		dst = quic_udp_route6(sk, usk, &src.v6, &peer->v6, &saddr);
+		if (IS_ERR(dst))
+			return 0;
+		mtu = dst_mtu(dst);
+		dst_release(dst);
+		return mtu > 48 ? mtu - 48 : 0;
+	}
 }
 
 static int quic_udp_cfg(const union quic_addr *addr, bool v6only,

@@ -29,6 +29,7 @@ struct quic_udp_sock *quic_udp_sock_create(struct net *net,
 void quic_udp_sock_put(struct quic_udp_sock *us);
 int quic_udp_set_listener(struct quic_udp_sock *us, struct sock *sk, bool on);
 int quic_udp_xmit(struct sock *sk, struct sk_buff *skb);
+u32 quic_udp_path_payload(struct sock *sk);
 
 static inline void quic_udp_sock_hold(struct quic_udp_sock *us)
 {
