@@ -23,6 +23,32 @@ static int open_client_stream(struct conn *c)
 	return tap_failed_checks ? -1 : 0;
 }
 
+/* Events turned on on the listener are on for the sockets it accepts. */
+static void test_listener_events_inherited(int family)
+{
+	struct conn_cfg cfg = { .server_events = { QUIC_EVENT_STREAM_UPDATE } };
+	struct quic_errinfo ei = { .stream_id = 0, .errcode = 3 };
+	struct quic_event_option eo = { .type = QUIC_EVENT_STREAM_UPDATE };
+	socklen_t len = sizeof(eo);
+	union quic_event ev;
+	struct conn c;
+
+	if (conn_open_cfg(&c, family, &cfg))
+		return;
+	CHECK_OK(getsockopt(c.sfd, SOL_QUIC, QUIC_SOCKOPT_EVENT, &eo, &len));
+	CHECK(eo.on == 1);
+	if (open_client_stream(&c))
+		goto out;
+	CHECK_OK(setsockopt(c.cfd, SOL_QUIC, QUIC_SOCKOPT_STREAM_RESET, &ei,
+			    sizeof(ei)));
+	if (!recv_event(c.sfd, QUIC_EVENT_STREAM_UPDATE, &ev)) {
+		CHECK(ev.update.id == 0);
+		CHECK(ev.update.state == QUIC_STREAM_RECV_STATE_RESET_RECVD);
+	}
+out:
+	conn_close(&c);
+}
+
 /* RESET_STREAM: the peer learns of it from QUIC_EVENT_STREAM_UPDATE. */
 static void test_reset_event(int family)
 {
@@ -311,6 +337,7 @@ out:
 static const struct conn_test tests[] = {
 	{ "STREAM_RESET: peer gets STREAM_UPDATE RESET_RECVD", test_reset_event, FAM_BOTH },
 	{ "sendmsg on a stream we reset: EPIPE", test_send_after_reset, 0 },
+	{ "events enabled on the listener apply to accepted sockets", test_listener_events_inherited, 0 },
 	{ "STOP_SENDING: RESET_SENT on the writer, RESET_RECVD back", test_stop_sending_events, 0 },
 	{ "STOP_SENDING: the writer's sendmsg fails with EPIPE", test_stop_sending_epipe, 0 },
 	{ "STOP_SENDING wakes a writer blocked on credit", test_stop_sending_wakes_writer, 0 },

@@ -531,6 +531,33 @@ static void test_bulk_both_ways(int family)
 	conn_close(&c);
 }
 
+/* read()/recv() with no room for the cmsg still return the data. */
+static void test_plain_read(int family)
+{
+	struct msghdr mh;
+	struct iovec iov;
+	char buf[16];
+	struct conn c;
+
+	if (conn_open(&c, family))
+		return;
+	CHECK(qsend(c.cfd, "hello", 5, -1, 0, 0) == 5);
+	memset(buf, 0, sizeof(buf));
+	CHECK(read(c.sfd, buf, sizeof(buf)) == 5);
+	CHECK(!memcmp(buf, "hello", 5));
+	CHECK(qsend(c.cfd, "world", 5, 0, MSG_QUIC_STREAM_FIN, 0) == 5);
+	memset(&mh, 0, sizeof(mh));
+	iov.iov_base = buf;
+	iov.iov_len = sizeof(buf);
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	CHECK(recvmsg(c.sfd, &mh, 0) == 5);
+	CHECK(!memcmp(buf, "world", 5));
+	CHECK(mh.msg_flags & MSG_CTRUNC);
+	CHECK(mh.msg_flags & MSG_QUIC_STREAM_FIN);
+	conn_close(&c);
+}
+
 /* MSG_PEEK returns the data and leaves it. */
 static void test_peek(int family)
 {
@@ -699,6 +726,7 @@ static const struct conn_test tests[] = {
 	{ "4 streams interleaved, byte pattern intact", test_bulk_interleaved, FAM_BOTH },
 	{ "both ends send 2 streams at once", test_bulk_both_ways, 0 },
 	{ "MSG_PEEK does not consume", test_peek, 0 },
+	{ "read()/recvmsg without cmsg room: data, MSG_CTRUNC", test_plain_read, 0 },
 	{ "recvmsg MSG_DONTWAIT/O_NONBLOCK on empty: EAGAIN", test_recv_nonblocking_empty, 0 },
 	{ "blocking recvmsg wakes when data arrives", test_recv_blocking_wakes, FAM_BOTH },
 	{ "SO_RCVTIMEO: EAGAIN after the timeout", test_rcvtimeo, 0 },
