@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Shared by the selftests that need an established connection between two
- * kernel QUIC sockets on loopback (stream_test, flow_test, close_test):
+ * kernel QUIC sockets on loopback (stream_test, reset_test, flow_test,
+ * close_test):
  * connection setup with libquic and a PSK, stream send/receive helpers over
  * raw sendmsg()/recvmsg() with the QUIC_STREAM_INFO cmsg, events, a byte
  * pattern for large transfers, and a TAP runner that runs each test in its

@@ -10,9 +10,9 @@
  * flow control in flow_test.c.
  */
 
-#include <sys/epoll.h>
-
 #include "quic_conn.h"
+
+#include <sys/epoll.h>
 
 /*
  * After the handshake, recvmsg() has stream data and events only: the
