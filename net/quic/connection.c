@@ -281,6 +281,12 @@ void quic_conn_established(struct sock *sk)
 		return;
 	qs->handshake_done = true;
 	quic_conn_set_datagram_size(sk);
+	if (!qs->is_server) {
+		/* The session data set for resumption has served: tickets next. */
+		kfree_sensitive(qs->ticket);
+		qs->ticket = NULL;
+		qs->ticket_len = 0;
+	}
 	quic_set_state(sk, QUIC_SS_ESTABLISHED);
 	if (qs->is_server) {
 		/* RFC 9001 §4.1.2: complete means confirmed, for a server. */
@@ -371,14 +377,15 @@ void quic_conn_peer_closed(struct sock *sk, u64 errcode, u64 frame_type,
 	qs->close_info.frame = (u8)min_t(u64, frame_type, U8_MAX);
 	memset(qs->close_info.phrase, 0, sizeof(qs->close_info.phrase));
 	memcpy(qs->close_info.phrase, reason, n);
+	/* The error before the state, so that whoever wakes sees both. */
+	if (errcode)
+		WRITE_ONCE(sk->sk_err, ECONNRESET);
 	sk->sk_shutdown = SHUTDOWN_MASK;
 	quic_set_state(sk, QUIC_SS_DRAINING);
 	quic_event_queue(sk, QUIC_EVENT_CONNECTION_CLOSE, &qs->close_info,
 			 sizeof(qs->close_info));
-	if (errcode) {
-		WRITE_ONCE(sk->sk_err, ECONNRESET);
+	if (errcode)
 		sk_error_report(sk);
-	}
 	sk->sk_write_space(sk);
 	quic_timer_close(sk, quic_closing_period(qs));
 }
@@ -386,8 +393,26 @@ void quic_conn_peer_closed(struct sock *sk, u64 errcode, u64 frame_type,
 /* Silent close on idle timeout (RFC 9000 §10.1). */
 void quic_conn_idle_timeout(struct sock *sk)
 {
-	quic_set_state(sk, QUIC_SS_CLOSED);
+	/* The error before the state, so that whoever wakes sees both. */
 	WRITE_ONCE(sk->sk_err, ETIMEDOUT);
+	quic_set_state(sk, QUIC_SS_CLOSED);
 	sk_error_report(sk);
 	quic_timers_stop(sk);
+	quic_timer_release_orphan(sk);
+}
+
+/*
+ * A socket closed by its user while stream data was unacknowledged sends
+ * it all first (quic_sock_close()); once the peer has it, the connection
+ * closes as close() would have.
+ */
+void quic_conn_close_pending(struct sock *sk)
+{
+	struct quic_sock *qs = quic_sk(sk);
+
+	if (!qs->close_pending || quic_streams_unacked(sk))
+		return;
+	qs->close_pending = false;
+	quic_conn_close(sk, qs->close_info.errcode, 0,
+			!(qs->close_info.errcode & QUIC_TRANSPORT_ERROR_CRYPTO));
 }

@@ -165,6 +165,7 @@ void quic_conn_established(struct sock *sk);
 void quic_conn_close(struct sock *sk, u32 errcode, u8 frame_type,
 		     bool app);
 void quic_conn_closing_rcv(struct sock *sk);
+void quic_conn_close_pending(struct sock *sk);
 void quic_conn_discard_space(struct sock *sk, u8 space);
 void quic_conn_peer_closed(struct sock *sk, u64 errcode, u64 frame_type,
 			   const u8 *reason, u64 reason_len);
@@ -209,6 +210,7 @@ void quic_timers_stop(struct sock *sk);
 void quic_timer_rearm(struct sock *sk);
 void quic_timer_close(struct sock *sk, u64 delay_us);
 void quic_timer_ack(struct sock *sk, u64 deadline);
+void quic_timer_release_orphan(struct sock *sk);
 void quic_release_cb(struct sock *sk);
 
 #endif /* _NET_QUIC_CONNECTION_H */

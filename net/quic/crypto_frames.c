@@ -62,12 +62,38 @@ int quic_crypto_frames_write(struct sock *sk, u8 level, struct msghdr *msg,
 	return len;
 }
 
+/*
+ * A client's 1-RTT CRYPTO data is the server's NewSessionTicket messages:
+ * kept whole for QUIC_SOCKOPT_SESSION_TICKET (libquic feeds them to GnuTLS
+ * for resumption) and announced by QUIC_EVENT_NEW_SESSION_TICKET, never
+ * given to recvmsg() as if it were application data.  What does not fit in
+ * QUIC_TICKET_MAX is dropped.
+ */
+static int quic_crypto_keep_ticket(struct sock *sk, const u8 *data, u32 len)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	u8 *buf;
+
+	if (len > QUIC_TICKET_MAX - qs->ticket_len)
+		return 0;
+	buf = krealloc(qs->ticket, qs->ticket_len + len, GFP_ATOMIC);
+	if (!buf)
+		return -ENOMEM;
+	memcpy(buf + qs->ticket_len, data, len);
+	qs->ticket = buf;
+	qs->ticket_len += len;
+	quic_event_queue(sk, QUIC_EVENT_NEW_SESSION_TICKET, data, len);
+	return 0;
+}
+
 /* Queue in-order handshake bytes for recvmsg(). */
 static int quic_crypto_deliver(struct sock *sk, u8 level, u64 offset,
 			       const u8 *data, u32 len)
 {
 	struct sk_buff *skb;
 
+	if (level == QUIC_CRYPTO_APP && !quic_sk(sk)->is_server)
+		return quic_crypto_keep_ticket(sk, data, len);
 	skb = alloc_skb(len, GFP_ATOMIC);
 	if (!skb)
 		return -ENOMEM;

@@ -380,6 +380,7 @@ int quic_input(struct sock *sk, struct sk_buff *skb)
 	}
 	consume_skb(skb);
 
+	quic_conn_close_pending(sk);
 	if (sk->sk_state == QUIC_SS_CONNECTING ||
 	    sk->sk_state == QUIC_SS_ESTABLISHED) {
 		quic_output(sk);

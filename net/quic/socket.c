@@ -76,6 +76,20 @@ void quic_sock_close(struct sock *sk, long timeout)
 	lock_sock(sk);
 	if (sk->sk_state == QUIC_SS_LISTENING && qs->udp)
 		quic_udp_set_listener(qs->udp, sk, false);
+	/*
+	 * As with TCP, data written before close() is still delivered: the
+	 * connection sends it, then closes (quic_conn_close_pending()); the
+	 * idle timeout bounds how long.  SO_LINGER with a zero timeout closes
+	 * at once.
+	 */
+	if (sk->sk_state == QUIC_SS_ESTABLISHED && quic_streams_unacked(sk) &&
+	    !(sock_flag(sk, SOCK_LINGER) && !sk->sk_lingertime)) {
+		qs->close_pending = true;
+		sk->sk_shutdown = SHUTDOWN_MASK;
+		sock_orphan(sk);
+		release_sock(sk);
+		return;
+	}
 	quic_conn_close(sk, qs->close_info.errcode, 0,
 			!(qs->close_info.errcode & QUIC_TRANSPORT_ERROR_CRYPTO));
 	sk->sk_shutdown = SHUTDOWN_MASK;

@@ -92,6 +92,7 @@ struct quic_sock {
 	u32			events;		/* BIT(enum quic_event_type) on */
 	bool			close_set;	/* close_info given by the user */
 	bool			close_app;	/* our close is an application one */
+	bool			close_pending;	/* orphan: close once data is acked */
 	u32			closing_rx;	/* datagrams seen while closing */
 	struct work_struct	release_work;	/* orphan: release after closing */
 };

@@ -177,6 +177,7 @@ int quic_stream_on_stop_sending(struct sock *sk, u64 id, u32 errcode,
 				u32 *terr);
 void quic_stream_send_free(struct sock *sk, struct quic_stream *s);
 bool quic_streams_writable(const struct sock *sk);
+bool quic_streams_unacked(struct sock *sk);
 
 /* stream_recv.c: the receive side */
 int quic_stream_rcv(struct sock *sk, struct sk_buff *skb, u64 id, u64 offset,

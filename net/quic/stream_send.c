@@ -67,6 +67,26 @@ bool quic_streams_writable(const struct sock *sk)
 	       READ_ONCE(st->written) < READ_ONCE(st->send_max);
 }
 
+/* Is any data (or FIN) the user wrote still unacknowledged? */
+bool quic_streams_unacked(struct sock *sk)
+{
+	struct quic_streams *st = &quic_sk(sk)->streams;
+	struct quic_stream *s;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(st->hash); i++) {
+		hlist_for_each_entry(s, &st->hash[i], node) {
+			if (s->send_state != QUIC_STREAM_SEND_STATE_SEND &&
+			    s->send_state != QUIC_STREAM_SEND_STATE_SENT)
+				continue;
+			if (s->acked < s->written ||
+			    (s->fin_written && !s->fin_acked))
+				return true;
+		}
+	}
+	return false;
+}
+
 static void quic_send_skb_free(struct sock *sk, struct quic_stream *s,
 			       struct sk_buff *skb)
 {

@@ -115,15 +115,22 @@ static void quic_release_work(struct work_struct *work)
 	sock_put(sk);		/* the work's */
 }
 
+/* A connection whose user closed the socket has ended: release it. */
+void quic_timer_release_orphan(struct sock *sk)
+{
+	if (!sock_flag(sk, SOCK_DEAD))
+		return;
+	sock_hold(sk);
+	if (!queue_work(quic_wq, &quic_sk(sk)->release_work))
+		sock_put(sk);	/* already queued */
+}
+
 static void quic_close_fire(struct sock *sk)
 {
 	if (sk->sk_state != QUIC_SS_CLOSING && sk->sk_state != QUIC_SS_DRAINING)
 		return;
 	quic_set_state(sk, QUIC_SS_CLOSED);
-	if (sock_flag(sk, SOCK_DEAD)) {
-		sock_hold(sk);
-		queue_work(quic_wq, &quic_sk(sk)->release_work);
-	}
+	quic_timer_release_orphan(sk);
 }
 
 /* Run @fn now, or on release_sock() if a user holds the socket. */

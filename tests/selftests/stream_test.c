@@ -22,11 +22,11 @@
  */
 static void test_no_handshake_data_after_handshake(int family)
 {
-	char buf[256];
+	char buf[256], ticket[4096];
 	int level;
 	struct rinfo ri;
 	struct conn c;
-	socklen_t len = sizeof(buf);
+	socklen_t len = sizeof(ticket);
 	ssize_t n;
 
 	if (conn_open(&c, family))
@@ -44,8 +44,8 @@ static void test_no_handshake_data_after_handshake(int family)
 	CHECK(ri.sid == 1 && !memcmp(buf, "first", 5));
 	CHECK(!(wait_poll(c.cfd, POLLIN, 0) & POLLIN));
 	/* The ticket is there for the taking. */
-	CHECK_OK(getsockopt(c.cfd, SOL_QUIC, QUIC_SOCKOPT_SESSION_TICKET, buf,
-			    &len));
+	CHECK_OK(getsockopt(c.cfd, SOL_QUIC, QUIC_SOCKOPT_SESSION_TICKET,
+			    ticket, &len));
 	printf("# SESSION_TICKET: %u bytes\n", len);
 	CHECK(len > 0);
 	conn_close(&c);
