@@ -112,19 +112,56 @@ void quic_cong_on_packet_acked(struct quic_cong *c,
 	c->ops->on_ack(c, p->size, rtt, now);
 }
 
+static void quic_cong_save(struct quic_cong *c)
+{
+	struct quic_cong_undo *u = &c->undo;
+
+	u->cwnd = c->cwnd;
+	u->ssthresh = c->ssthresh;
+	if (c->algo == QUIC_CONG_ALG_CUBIC)
+		u->cubic = c->cubic;
+	else
+		u->reno = c->reno;
+	u->valid = true;
+}
+
 /* Appendix B.6 OnCongestionEvent() */
 void quic_cong_on_congestion_event(struct quic_cong *c, u64 sent_time,
 				   u64 now)
 {
 	if (quic_cong_in_recovery(c, sent_time))
 		return;
+	quic_cong_save(c);
+	c->episode++;
+	c->episode_lost = 0;
+	c->episode_spurious = 0;
 	c->in_recovery = true;
 	c->recovery_start = now;
 	c->ops->on_congestion(c, now);
 }
 
+bool quic_cong_on_spurious_loss(struct quic_cong *c, u32 episode)
+{
+	struct quic_cong_undo *u = &c->undo;
+
+	if (!u->valid || episode != c->episode || !c->episode_lost)
+		return false;
+	if (++c->episode_spurious < c->episode_lost)
+		return false;
+	c->cwnd = max(c->cwnd, u->cwnd);
+	c->ssthresh = u->ssthresh;
+	if (c->algo == QUIC_CONG_ALG_CUBIC)
+		c->cubic = u->cubic;
+	else
+		c->reno = u->reno;
+	c->in_recovery = false;
+	u->valid = false;
+	return true;
+}
+
 void quic_cong_on_persistent_congestion(struct quic_cong *c, u64 now)
 {
+	c->undo.valid = false;
 	c->cwnd = quic_cong_min_window(c->mss);
 	c->in_recovery = false;
 	c->recovery_start = 0;
@@ -148,8 +185,11 @@ void quic_cong_on_packets_lost(struct quic_cong *c,
 		last_sent = max(last_sent, lost[i].sent_time);
 		any = true;
 	}
-	if (any)
+	if (any) {
 		quic_cong_on_congestion_event(c, last_sent, now);
+		for (i = 0; i < n; i++)
+			c->episode_lost += lost[i].in_flight;
+	}
 	if (persistent)
 		quic_cong_on_persistent_congestion(c, now);
 }
@@ -162,6 +202,7 @@ bool quic_cong_on_ecn(struct quic_cong *c, u64 *ce_seen, u64 ce_reported,
 		return false;
 	*ce_seen = ce_reported;
 	quic_cong_on_congestion_event(c, sent_time, now);
+	c->undo.valid = false;	/* the network said so: not to be undone */
 	return true;
 }
 

@@ -48,8 +48,9 @@
  *         cwnd = max(ssthresh, kMinimumWindow).
  *   §4.7  Fast convergence: W_max = cwnd * (1 + beta) / 2 when cwnd was
  *         below the previous W_max, else cwnd.
- *   Left out: HyStart++ (§4.10, optional), undo of spurious congestion
- *   events (§4.9, needs spurious-loss detection the glue does not have).
+ *   §4.9  A congestion event all of whose losses were spurious is undone
+ *         (quic_cong_on_spurious_loss()).
+ *   Left out: HyStart++ (§4.10, optional).
  *   Time is kept in 2^-10 s ticks inside; the cube root is an integer
  *   bitwise search.
  *
@@ -103,6 +104,20 @@ struct quic_cubic {
 	bool app_limited;
 };
 
+/*
+ * What a congestion event changed, to put back if every loss that caused
+ * it proves spurious (RFC 9438 §4.9; the same for NewReno).
+ */
+struct quic_cong_undo {
+	u64 cwnd;
+	u64 ssthresh;
+	union {
+		struct quic_reno reno;
+		struct quic_cubic cubic;
+	};
+	bool valid;
+};
+
 struct quic_cong {
 	const struct quic_cong_ops *ops;
 	enum quic_cong_algo algo;
@@ -117,6 +132,10 @@ struct quic_cong {
 		struct quic_reno reno;
 		struct quic_cubic cubic;
 	};
+	u32 episode;		/* congestion events so far */
+	u32 episode_lost;	/* in-flight packets lost in the current one */
+	u32 episode_spurious;	/* of those, acknowledged after all */
+	struct quic_cong_undo undo;
 };
 
 u64 quic_cong_initial_window(u32 mss);
@@ -157,6 +176,13 @@ void quic_cong_on_packets_lost(struct quic_cong *c,
 bool quic_cong_on_ecn(struct quic_cong *c, u64 *ce_seen, u64 ce_reported,
 		      u64 sent_time, u64 now);
 void quic_cong_set_app_limited(struct quic_cong *c, bool limited, u64 now);
+/*
+ * A packet declared lost during congestion event @episode was acknowledged.
+ * Once every loss counted in the current event has been, the event is
+ * undone: window, threshold and algorithm state as before it.  Returns
+ * true if it was.  ECN events and persistent congestion are never undone.
+ */
+bool quic_cong_on_spurious_loss(struct quic_cong *c, u32 episode);
 
 static inline bool quic_cong_in_slow_start(const struct quic_cong *c)
 {

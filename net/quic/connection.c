@@ -83,6 +83,9 @@ void quic_conn_init(struct sock *sk)
 	quic_rtt_init(&qs->rtt, QUIC_K_INITIAL_RTT);
 	quic_ld_init(&qs->ld, false, QUIC_DEF_MAX_ACK_DELAY_MS * 1000ULL);
 	quic_cong_init(&qs->cong, QUIC_CONG_ALG_RENO, qs->max_datagram);
+	quic_pacer_init(&qs->pacer, quic_cong_initial_window(qs->max_datagram));
+	quic_reorder_init(&qs->reorder);
+	quic_lost_log_init(&qs->lost_log);
 	quic_idle_init(&qs->idle, quic_now());
 	quic_amp_init(&qs->amp, true);
 	skb_queue_head_init(&qs->accept_queue);
@@ -170,6 +173,9 @@ static int quic_conn_setup(struct sock *sk, const struct quic_cid *dcid,
 			     qs->max_datagram);
 	if (err)
 		return err;
+	quic_pacer_init(&qs->pacer, quic_cong_initial_window(qs->max_datagram));
+	quic_reorder_init(&qs->reorder);
+	quic_lost_log_init(&qs->lost_log);
 	quic_amp_init(&qs->amp, !qs->is_server);
 	quic_idle_init(&qs->idle, quic_now());
 	quic_set_state(sk, QUIC_SS_CONNECTING);

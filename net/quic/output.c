@@ -342,14 +342,14 @@ static void quic_record_sent(struct sock *sk, struct quic_tx_pkt *tp,
  * Build, protect and send one datagram.  Returns false when there was
  * nothing (more) to send.
  */
-static bool quic_output_datagram(struct sock *sk, u64 now)
+static bool quic_output_datagram(struct sock *sk, u64 now, bool ack_only)
 {
 	struct quic_sock *qs = quic_sk(sk);
 	struct quic_crypto_pkt cpkts[QUIC_PN_SPACE_MAX] = {};
 	struct quic_tx_pkt tps[QUIC_PN_SPACE_MAX];
 	struct quic_crypto_batch batch = {};
 	unsigned int room = qs->max_datagram, n = 0, i;
-	bool ack_only, has_initial = false, eliciting = false;
+	bool has_initial = false, eliciting = false;
 	struct sk_buff *skb;
 	u64 allowance;
 	int err;
@@ -361,7 +361,7 @@ static bool quic_output_datagram(struct sock *sk, u64 now)
 	if (room < QUIC_MIN_UDP_PAYLOAD && !qs->amp.validated)
 		return false;
 	/* PTO probes go out whatever the window (RFC 9002 §7.5). */
-	ack_only = quic_cong_window_left(&qs->cong) < room && !qs->probes;
+	ack_only |= quic_cong_window_left(&qs->cong) < room && !qs->probes;
 
 	skb = alloc_skb(QUIC_TX_HEADROOM + room, GFP_ATOMIC);
 	if (!skb)
@@ -426,6 +426,9 @@ static bool quic_output_datagram(struct sock *sk, u64 now)
 
 	if (eliciting && qs->probes)
 		qs->probes--;
+	if (eliciting)
+		quic_pacer_departure(&qs->pacer, qs->cong.cwnd,
+				     qs->rtt.smoothed, skb->len, now);
 	QUIC_INC_STATS(PKT_SENT, n);
 	quic_amp_on_sent(&qs->amp, skb->len);
 	err = quic_udp_xmit(sk, skb);
@@ -439,17 +442,45 @@ static bool quic_output_datagram(struct sock *sk, u64 now)
 	return true;
 }
 
+/*
+ * When the pacer (RFC 9002 §7.7) lets the next full datagram leave: now
+ * unless the window allows sending and the last packets went out faster
+ * than 1.25 * cwnd / smoothed_rtt.  No pacing before an RTT sample, nor
+ * for PTO probes.
+ */
+static u64 quic_output_departure(struct sock *sk, u64 now)
+{
+	struct quic_sock *qs = quic_sk(sk);
+
+	if (!qs->rtt.has_sample || qs->probes ||
+	    quic_cong_window_left(&qs->cong) < qs->max_datagram)
+		return now;
+	quic_pacer_set_burst(&qs->pacer,
+			     quic_cong_initial_window(qs->max_datagram),
+			     qs->cong.cwnd, qs->rtt.smoothed);
+	return quic_pacer_peek(&qs->pacer, qs->cong.cwnd, qs->rtt.smoothed,
+			       qs->max_datagram, now);
+}
+
 void quic_output(struct sock *sk)
 {
-	u64 now = quic_now();
+	u64 now = quic_now(), when;
 	int i;
 
 	if (sk->sk_state != QUIC_SS_CONNECTING &&
 	    sk->sk_state != QUIC_SS_ESTABLISHED)
 		return;
-	for (i = 0; i < QUIC_TX_BURST; i++)
-		if (!quic_output_datagram(sk, now))
+	for (i = 0; i < QUIC_TX_BURST; i++) {
+		when = quic_output_departure(sk, now);
+		if (when > now) {
+			/* ACKs are not paced; the rest waits for the timer. */
+			quic_output_datagram(sk, now, true);
+			quic_timer_pace(sk, when);
 			break;
+		}
+		if (!quic_output_datagram(sk, now, false))
+			break;
+	}
 	quic_timer_rearm(sk);
 }
 
@@ -493,7 +524,7 @@ void quic_output_close(struct sock *sk, bool app)
 	/* No more handshake data after the close. */
 	for (i = 0; i < QUIC_PN_SPACE_MAX; i++)
 		qs->space[i].crypto_tx.sent = qs->space[i].crypto_tx.len;
-	quic_output_datagram(sk, quic_now());
+	quic_output_datagram(sk, quic_now(), false);
 }
 
 void quic_frames_free(struct list_head *frames)
@@ -526,11 +557,33 @@ void quic_sent_free(struct quic_space *space)
 	}
 }
 
+/*
+ * Packets the ACK range covers that were declared lost: they were only
+ * reordered.  The loss thresholds adapt, and a congestion event caused by
+ * nothing but such losses is undone.
+ */
+static void quic_on_spurious_loss(struct sock *sk, u64 smallest, u64 largest)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	struct quic_lost_rec rec;
+
+	while (quic_lost_log_take(&qs->lost_log, smallest, largest, &rec)) {
+		QUIC_INC_STATS(PKT_SPURIOUS, 1);
+		quic_reorder_on_spurious(&qs->reorder, rec.distance,
+					 rec.by_time);
+		if (quic_cong_on_spurious_loss(&qs->cong, rec.episode))
+			QUIC_INC_STATS(CONG_UNDO, 1);
+	}
+}
+
 /* One range of a received ACK frame: move what it covers to space->acked. */
 void quic_on_ack(struct sock *sk, u8 id, u64 smallest, u64 largest)
 {
 	struct quic_space *space = &quic_sk(sk)->space[id];
 	struct quic_sent_pkt *sp, *tmp;
+
+	if (id == QUIC_PN_SPACE_APP)
+		quic_on_spurious_loss(sk, smallest, largest);
 
 	list_for_each_entry_safe(sp, tmp, &space->sent, list) {
 		if (sp->meta.pn > largest)
@@ -574,11 +627,24 @@ static void quic_on_lost(struct sock *sk, struct quic_space *space,
 
 #define QUIC_LOST_BATCH	32
 
+/* The lost packets just given to congestion control: which event was it. */
+static void quic_lost_recs_episode(const struct quic_cong *c,
+				   struct quic_lost_rec **recs, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		if (recs[i])
+			recs[i]->episode = c->episode;
+}
+
 static void quic_detect_loss(struct sock *sk, u8 id, u64 now)
 {
 	struct quic_sock *qs = quic_sk(sk);
 	struct quic_space *space = &qs->space[id];
 	struct quic_sent_meta lost[QUIC_LOST_BATCH];
+	struct quic_lost_rec *recs[QUIC_LOST_BATCH];
+	bool app = id == QUIC_PN_SPACE_APP;
 	struct quic_sent_pkt *sp, *tmp;
 	struct quic_loss_walk w;
 	bool persistent;
@@ -587,6 +653,8 @@ static void quic_detect_loss(struct sock *sk, u8 id, u64 now)
 	if (space->largest_acked == QUIC_PN_NONE)
 		return;
 	quic_loss_walk_begin(&w, &qs->rtt, space->largest_acked, now);
+	if (app)
+		quic_loss_walk_adapt(&w, &qs->rtt, &qs->reorder);
 	list_for_each_entry_safe(sp, tmp, &space->sent, list) {
 		enum quic_loss_verdict v = quic_loss_walk_step(&w, &sp->meta);
 
@@ -596,10 +664,16 @@ static void quic_detect_loss(struct sock *sk, u8 id, u64 now)
 			continue;
 		quic_ld_on_packet_removed(&qs->ld, id, &sp->meta);
 		QUIC_INC_STATS(PKT_LOST, 1);
+		recs[n] = !app ? NULL :
+			  quic_lost_log_add(&qs->lost_log, sp->meta.pn,
+					    min_t(u64, w.largest_acked -
+						  sp->meta.pn, U32_MAX),
+					    w.by_time);
 		lost[n++] = sp->meta;
 		quic_on_lost(sk, space, sp);
 		if (n == QUIC_LOST_BATCH) {
 			quic_cong_on_packets_lost(&qs->cong, lost, n, false, now);
+			quic_lost_recs_episode(&qs->cong, recs, n);
 			n = 0;
 		}
 	}
@@ -609,6 +683,7 @@ static void quic_detect_loss(struct sock *sk, u8 id, u64 now)
 							qs->ld.max_ack_delay,
 							lost, n);
 		quic_cong_on_packets_lost(&qs->cong, lost, n, persistent, now);
+		quic_lost_recs_episode(&qs->cong, recs, n);
 		if (persistent) {
 			QUIC_INC_STATS(PERSISTENT, 1);
 			quic_rtt_reset_min(&qs->rtt);

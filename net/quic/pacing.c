@@ -53,6 +53,14 @@ void quic_pacer_init(struct quic_pacer *p, u64 burst)
 	p->burst = burst;
 }
 
+void quic_pacer_set_burst(struct quic_pacer *p, u64 min_burst, u64 cwnd,
+			  u64 srtt)
+{
+	u64 rate = quic_pacing_rate(cwnd, srtt);
+
+	p->burst = max(min_burst, div_u64(rate, QUIC_PACING_BURST_HZ));
+}
+
 static u64 quic_pacer_depart_ns(const struct quic_pacer *p, u64 tau,
 				u64 cwnd, u64 srtt, u64 now_ns)
 {

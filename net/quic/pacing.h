@@ -37,6 +37,14 @@ u64 quic_pacing_rate(u64 cwnd, u64 srtt);
 u64 quic_pacing_interval_ns(u64 cwnd, u64 srtt, u64 bytes);
 
 void quic_pacer_init(struct quic_pacer *p, u64 burst);
+/*
+ * Burst for the current rate: @min_burst, or what the rate sends in
+ * 1/QUIC_PACING_BURST_HZ s if more, as TCP sizes its bursts to about a
+ * millisecond: below that, timers cost more than pacing gains.
+ */
+#define QUIC_PACING_BURST_HZ	1000
+void quic_pacer_set_burst(struct quic_pacer *p, u64 min_burst, u64 cwnd,
+			  u64 srtt);
 /* Earliest departure of a @bytes packet, without committing it. */
 u64 quic_pacer_peek(const struct quic_pacer *p, u64 cwnd, u64 srtt,
 		    u32 bytes, u64 now);

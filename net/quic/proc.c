@@ -28,6 +28,8 @@ static const char *const quic_stat_names[QUIC_STAT_MAX] = {
 	[QUIC_STAT_PTO]			= "pto_expired",
 	[QUIC_STAT_PERSISTENT]		= "persistent_congestion",
 	[QUIC_STAT_STREAM_RETX]		= "stream_frames_retransmitted",
+	[QUIC_STAT_PKT_SPURIOUS]	= "packets_lost_spuriously",
+	[QUIC_STAT_CONG_UNDO]		= "congestion_events_undone",
 };
 
 static int quic_stats_show(struct seq_file *seq, void *v)

@@ -87,8 +87,78 @@ void quic_loss_walk_begin(struct quic_loss_walk *w, const struct quic_rtt *rtt,
 	w->largest_acked = largest_acked;
 	w->loss_delay = quic_loss_delay(rtt);
 	w->now = now;
+	w->pkt_threshold = QUIC_K_PACKET_THRESHOLD;
 	w->loss_time = 0;
 	w->lost = 0;
+	w->by_time = false;
+}
+
+void quic_reorder_init(struct quic_reorder *r)
+{
+	r->pkt_threshold = QUIC_K_PACKET_THRESHOLD;
+	r->time_num = QUIC_K_TIME_THRESHOLD_NUM;
+}
+
+void quic_reorder_on_spurious(struct quic_reorder *r, u64 distance,
+			      bool by_time)
+{
+	if (distance >= r->pkt_threshold)
+		r->pkt_threshold = min_t(u64, distance + 1,
+					 QUIC_REORDER_PKT_MAX);
+	if (by_time && r->time_num < QUIC_REORDER_TIME_NUM_MAX)
+		r->time_num++;
+}
+
+void quic_loss_walk_adapt(struct quic_loss_walk *w, const struct quic_rtt *rtt,
+			  const struct quic_reorder *r)
+{
+	u64 base = max(rtt->smoothed, rtt->latest);
+
+	w->pkt_threshold = r->pkt_threshold;
+	w->loss_delay = max(div_u64(base * r->time_num,
+				    QUIC_K_TIME_THRESHOLD_DEN),
+			    QUIC_K_GRANULARITY);
+}
+
+void quic_lost_log_init(struct quic_lost_log *log)
+{
+	memset(log, 0, sizeof(*log));
+}
+
+struct quic_lost_rec *quic_lost_log_add(struct quic_lost_log *log, u64 pn,
+					u32 distance, bool by_time)
+{
+	struct quic_lost_rec *r = &log->rec[log->next];
+
+	if (!r->valid)
+		log->count++;
+	r->pn = pn;
+	r->distance = distance;
+	r->episode = 0;
+	r->by_time = by_time;
+	r->valid = true;
+	log->next = (log->next + 1) % QUIC_LOST_LOG_SIZE;
+	return r;
+}
+
+bool quic_lost_log_take(struct quic_lost_log *log, u64 smallest, u64 largest,
+			struct quic_lost_rec *out)
+{
+	u32 i;
+
+	if (!log->count)
+		return false;
+	for (i = 0; i < QUIC_LOST_LOG_SIZE; i++) {
+		struct quic_lost_rec *r = &log->rec[i];
+
+		if (!r->valid || r->pn < smallest || r->pn > largest)
+			continue;
+		*out = *r;
+		r->valid = false;
+		log->count--;
+		return true;
+	}
+	return false;
 }
 
 /* One iteration of DetectAndRemoveLostPackets (Appendix A.10) */
@@ -101,13 +171,17 @@ enum quic_loss_verdict quic_loss_walk_step(struct quic_loss_walk *w,
 		return QUIC_LOSS_STOP;
 
 	/* §6.1.1: largest_acked >= pn + kPacketThreshold */
-	if (w->largest_acked - p->pn >= QUIC_K_PACKET_THRESHOLD)
+	if (w->largest_acked - p->pn >= w->pkt_threshold) {
+		w->by_time = false;
 		goto lost;
+	}
 
 	/* §6.1.2: sent_time <= now - loss_delay */
 	when = p->sent_time + w->loss_delay;
-	if (when <= w->now)
+	if (when <= w->now) {
+		w->by_time = true;
 		goto lost;
+	}
 
 	if (!w->loss_time || when < w->loss_time)
 		w->loss_time = when;

@@ -121,12 +121,64 @@ struct quic_loss_walk {
 	u64 largest_acked;
 	u64 loss_delay;
 	u64 now;
+	u32 pkt_threshold;
 	u64 loss_time;		/* out: earliest future loss time, 0 if none */
 	u32 lost;		/* out: packets declared lost */
+	bool by_time;		/* out: the last LOST verdict was the time's */
 };
 
 void quic_loss_walk_begin(struct quic_loss_walk *w, const struct quic_rtt *rtt,
 			  u64 largest_acked, u64 now);
+
+/*
+ * Reordering (§6.1.1 and §6.1.2 allow adaptive thresholds): a packet
+ * declared lost and acknowledged afterwards was reordered, not lost.  Its
+ * distance from the largest acknowledged packet at the time raises the
+ * packet threshold above that distance; if the time threshold declared it,
+ * that threshold grows by 1/8 RTT.  Both are capped, so that real losses
+ * are still found within two RTTs.  They never shrink during a connection.
+ */
+#define QUIC_REORDER_PKT_MAX		64
+#define QUIC_REORDER_TIME_NUM_MAX	16	/* 16/8: two RTTs */
+
+struct quic_reorder {
+	u32 pkt_threshold;	/* kPacketThreshold at first */
+	u32 time_num;		/* kTimeThreshold = time_num / 8 */
+};
+
+void quic_reorder_init(struct quic_reorder *r);
+void quic_reorder_on_spurious(struct quic_reorder *r, u64 distance,
+			      bool by_time);
+/* After quic_loss_walk_begin(): walk with @r's thresholds instead. */
+void quic_loss_walk_adapt(struct quic_loss_walk *w, const struct quic_rtt *rtt,
+			  const struct quic_reorder *r);
+
+/*
+ * The last packets declared lost, so that a later acknowledgment of one
+ * shows the loss was spurious.  A small ring: the oldest record goes.
+ */
+#define QUIC_LOST_LOG_SIZE	32
+
+struct quic_lost_rec {
+	u64 pn;
+	u32 distance;		/* largest_acked - pn when declared lost */
+	u32 episode;		/* congestion recovery period it caused */
+	bool by_time;
+	bool valid;
+};
+
+struct quic_lost_log {
+	struct quic_lost_rec rec[QUIC_LOST_LOG_SIZE];
+	u32 next;
+	u32 count;		/* valid records */
+};
+
+void quic_lost_log_init(struct quic_lost_log *log);
+struct quic_lost_rec *quic_lost_log_add(struct quic_lost_log *log, u64 pn,
+					u32 distance, bool by_time);
+/* Remove one record with @smallest <= pn <= @largest into @out. */
+bool quic_lost_log_take(struct quic_lost_log *log, u64 smallest, u64 largest,
+			struct quic_lost_rec *out);
 enum quic_loss_verdict quic_loss_walk_step(struct quic_loss_walk *w,
 					   const struct quic_sent_meta *p);
 

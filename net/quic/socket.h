@@ -18,6 +18,7 @@
 #include "cong.h"
 #include "connection.h"
 #include "crypto.h"
+#include "pacing.h"
 #include "recovery.h"
 #include "stream.h"
 #include "transport_param.h"
@@ -67,6 +68,9 @@ struct quic_sock {
 	struct quic_rtt		rtt;
 	struct quic_ld		ld;
 	struct quic_cong	cong;
+	struct quic_pacer	pacer;
+	struct quic_reorder	reorder;	/* loss thresholds, APP space */
+	struct quic_lost_log	lost_log;	/* APP packets declared lost */
 	struct quic_idle	idle;
 	struct quic_amp		amp;
 	u32			max_datagram;	/* UDP payload we send */
@@ -80,6 +84,7 @@ struct quic_sock {
 	struct timer_list	idle_timer;
 	struct timer_list	close_timer;		/* closing/draining end */
 	struct timer_list	ack_timer;		/* delayed ACKs */
+	struct hrtimer		pace_timer;		/* paced sending resumes */
 	unsigned long		deferred;		/* BIT(enum quic_deferred) */
 
 	/* Listener: client Initials of connections not yet accepted. */
@@ -141,6 +146,8 @@ enum quic_stat {
 	QUIC_STAT_PTO,
 	QUIC_STAT_PERSISTENT,
 	QUIC_STAT_STREAM_RETX,
+	QUIC_STAT_PKT_SPURIOUS,
+	QUIC_STAT_CONG_UNDO,
 	QUIC_STAT_MAX,
 };
 

@@ -8,6 +8,7 @@
  * Every armed timer holds a socket reference (sk_reset_timer()).
  */
 
+#include <linux/hrtimer.h>
 #include <linux/jiffies.h>
 #include <net/sock.h>
 
@@ -210,6 +211,36 @@ void quic_timer_ack(struct sock *sk, u64 deadline)
 	sk_reset_timer(sk, &qs->ack_timer, when);
 }
 
+/*
+ * Pacing (RFC 9002 §7.7) held packets back: sending resumes at the
+ * departure time the pacer gave.  A high-resolution timer, as the gaps
+ * between paced packets are far below a jiffy.
+ */
+static void quic_pace_fire(struct sock *sk)
+{
+	quic_output(sk);
+}
+
+static enum hrtimer_restart quic_pace_timer(struct hrtimer *t)
+{
+	struct quic_sock *qs = container_of(t, struct quic_sock, pace_timer);
+
+	quic_timer_run(&qs->inet.sk, quic_pace_fire, QUIC_DEFER_PACE);
+	return HRTIMER_NORESTART;
+}
+
+/* Resume sending at @when (quic_now() microseconds). */
+void quic_timer_pace(struct sock *sk, u64 when)
+{
+	struct quic_sock *qs = quic_sk(sk);
+
+	if (hrtimer_is_queued(&qs->pace_timer))
+		return;
+	sock_hold(sk);		/* dropped by quic_timer_run() */
+	hrtimer_start(&qs->pace_timer, ns_to_ktime((when - 1) * NSEC_PER_USEC),
+		      HRTIMER_MODE_ABS_PINNED_SOFT);
+}
+
 static void quic_close_timer(struct timer_list *t)
 {
 	struct quic_sock *qs = from_timer(qs, t, close_timer);
@@ -225,6 +256,9 @@ void quic_timers_init(struct sock *sk)
 	timer_setup(&qs->idle_timer, quic_idle_timer, 0);
 	timer_setup(&qs->close_timer, quic_close_timer, 0);
 	timer_setup(&qs->ack_timer, quic_ack_timer, 0);
+	hrtimer_init(&qs->pace_timer, CLOCK_MONOTONIC,
+		     HRTIMER_MODE_ABS_PINNED_SOFT);
+	qs->pace_timer.function = quic_pace_timer;
 	INIT_WORK(&qs->release_work, quic_release_work);
 	qs->deferred = 0;
 }
@@ -237,6 +271,8 @@ void quic_timers_stop(struct sock *sk)
 	sk_stop_timer(sk, &qs->idle_timer);
 	sk_stop_timer(sk, &qs->close_timer);
 	sk_stop_timer(sk, &qs->ack_timer);
+	if (hrtimer_try_to_cancel(&qs->pace_timer) == 1)
+		__sock_put(sk);
 }
 
 /* Enter the closing or draining period: only the close timer runs. */
@@ -269,6 +305,10 @@ void quic_release_cb(struct sock *sk)
 	}
 	if (test_and_clear_bit(QUIC_DEFER_ACK, &qs->deferred)) {
 		quic_ack_fire(sk);
+		__sock_put(sk);
+	}
+	if (test_and_clear_bit(QUIC_DEFER_PACE, &qs->deferred)) {
+		quic_pace_fire(sk);
 		__sock_put(sk);
 	}
 }

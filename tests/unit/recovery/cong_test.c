@@ -298,7 +298,83 @@ static void mss_change_keeps_minimum(void)
 	EXPECT_EQ(c.cwnd, 2900);
 }
 
+/* Every loss of the event acknowledged after all: the event is undone. */
+static void spurious_losses_undo_the_event(void)
+{
+	struct quic_sent_meta p[2] = {
+		rt_pkt(1, T0 + 1, MSS, true), rt_pkt(2, T0 + 2, MSS, true),
+	};
+	struct quic_cong c;
+	u64 cwnd;
+	u32 ep;
+
+	reno(&c);
+	cwnd = c.cwnd;
+	quic_cong_on_packet_sent(&c, &p[0]);
+	quic_cong_on_packet_sent(&c, &p[1]);
+	quic_cong_on_packets_lost(&c, p, 2, false, T0 + 50 * MS);
+	EXPECT_EQ(c.cwnd, cwnd / 2);
+	ep = c.episode;
+	EXPECT_EQ(c.episode_lost, 2);
+	EXPECT(!quic_cong_on_spurious_loss(&c, ep - 1));	/* other event */
+	EXPECT(!quic_cong_on_spurious_loss(&c, ep));		/* one of two */
+	EXPECT_EQ(c.cwnd, cwnd / 2);
+	EXPECT(quic_cong_on_spurious_loss(&c, ep));
+	EXPECT_EQ(c.cwnd, cwnd);
+	EXPECT_EQ(c.ssthresh, U64_MAX);
+	EXPECT(!c.in_recovery);
+	EXPECT(!quic_cong_on_spurious_loss(&c, ep));		/* once */
+}
+
+/* One real loss in the event keeps it; ECN events are never undone. */
+static void real_loss_or_ecn_not_undone(void)
+{
+	struct quic_cong c;
+	u64 ce = 0, cwnd;
+
+	reno(&c);
+	cwnd = c.cwnd;
+	lose_one(&c, 1, T0 + 1, T0 + 50 * MS);
+	lose_one(&c, 2, T0 + 2, T0 + 51 * MS);	/* same recovery period */
+	EXPECT_EQ(c.episode_lost, 2);
+	EXPECT(!quic_cong_on_spurious_loss(&c, c.episode));
+	EXPECT_EQ(c.cwnd, cwnd / 2);
+
+	reno(&c);
+	EXPECT(quic_cong_on_ecn(&c, &ce, 1, T0 + 1, T0 + 50 * MS));
+	lose_one(&c, 1, T0 + 1, T0 + 51 * MS);
+	EXPECT(!quic_cong_on_spurious_loss(&c, c.episode));
+	EXPECT_EQ(c.cwnd, cwnd / 2);
+}
+
+/* CUBIC gets its window, W_max and epoch back. */
+static void cubic_undo_restores_state(void)
+{
+	struct quic_cong c;
+	struct quic_cubic before;
+	u64 cwnd;
+
+	quic_rtt_init(&rtt, 0);
+	quic_rtt_update(&rtt, 100 * MS, 0, 0, QUIC_PN_SPACE_APP, true, T0);
+	EXPECT_EQ(quic_cong_init(&c, QUIC_CONG_ALG_CUBIC, MSS), 0);
+	c.cwnd = 100 * MSS;
+	c.ssthresh = 80 * MSS;
+	before = c.cubic;
+	cwnd = c.cwnd;
+	lose_one(&c, 1, T0 + 1, T0 + 50 * MS);
+	EXPECT_EQ(c.cwnd, 70 * MSS);
+	EXPECT_EQ(c.cubic.w_max, 100 * MSS);
+	EXPECT(quic_cong_on_spurious_loss(&c, c.episode));
+	EXPECT_EQ(c.cwnd, cwnd);
+	EXPECT_EQ(c.ssthresh, 80 * MSS);
+	EXPECT_EQ(c.cubic.w_max, before.w_max);
+	EXPECT_EQ(c.cubic.epoch_valid, before.epoch_valid);
+}
+
 static const struct rt_case cases[] = {
+	RT_CASE(spurious_losses_undo_the_event),
+	RT_CASE(real_loss_or_ecn_not_undone),
+	RT_CASE(cubic_undo_restores_state),
 	RT_CASE(initial_and_minimum_window),
 	RT_CASE(select_algorithms),
 	RT_CASE(initial_state),

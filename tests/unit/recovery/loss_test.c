@@ -490,7 +490,101 @@ static void pc_endpoints_must_be_ack_eliciting(void)
 	EXPECT(quic_persistent_congestion(&r, PC_MAD, p, 7));
 }
 
+/* A packet-threshold loss that was only reordered raises the threshold. */
+static void reorder_raises_packet_threshold(void)
+{
+	struct quic_reorder ro;
+	struct quic_loss_walk w;
+	struct quic_sent_meta p;
+	struct quic_rtt r;
+
+	rtt100(&r);
+	quic_reorder_init(&ro);
+	EXPECT_EQ(ro.pkt_threshold, QUIC_K_PACKET_THRESHOLD);
+	quic_reorder_on_spurious(&ro, 5, false);
+	EXPECT_EQ(ro.pkt_threshold, 6);
+	quic_reorder_on_spurious(&ro, 4, false);	/* smaller: no change */
+	EXPECT_EQ(ro.pkt_threshold, 6);
+	EXPECT_EQ(ro.time_num, QUIC_K_TIME_THRESHOLD_NUM);
+	quic_reorder_on_spurious(&ro, 1000, false);
+	EXPECT_EQ(ro.pkt_threshold, QUIC_REORDER_PKT_MAX);
+
+	/* distance 5 with threshold 6: kept, for the time threshold */
+	quic_reorder_init(&ro);
+	quic_reorder_on_spurious(&ro, 5, false);
+	p = rt_pkt(10, T0, 1200, true);
+	quic_loss_walk_begin(&w, &r, 15, T0 + 10);
+	quic_loss_walk_adapt(&w, &r, &ro);
+	EXPECT_EQ(quic_loss_walk_step(&w, &p), QUIC_LOSS_KEEP);
+	quic_loss_walk_begin(&w, &r, 16, T0 + 10);
+	quic_loss_walk_adapt(&w, &r, &ro);
+	EXPECT_EQ(quic_loss_walk_step(&w, &p), QUIC_LOSS_LOST);
+	EXPECT(!w.by_time);
+}
+
+/* A time-threshold loss that was only reordered widens the time window. */
+static void reorder_raises_time_threshold(void)
+{
+	struct quic_reorder ro;
+	struct quic_loss_walk w;
+	struct quic_sent_meta p = rt_pkt(10, T0, 1200, true);
+	struct quic_rtt r;
+	int i;
+
+	rtt100(&r);
+	quic_reorder_init(&ro);
+	quic_loss_walk_begin(&w, &r, 11, T0 + 120 * MS);
+	quic_loss_walk_adapt(&w, &r, &ro);
+	EXPECT_EQ(w.loss_delay, 112500);
+	EXPECT_EQ(quic_loss_walk_step(&w, &p), QUIC_LOSS_LOST);
+	EXPECT(w.by_time);
+	quic_reorder_on_spurious(&ro, 1, true);
+	EXPECT_EQ(ro.pkt_threshold, QUIC_K_PACKET_THRESHOLD);
+	quic_loss_walk_begin(&w, &r, 11, T0 + 120 * MS);
+	quic_loss_walk_adapt(&w, &r, &ro);
+	EXPECT_EQ(w.loss_delay, 125000);	/* 10/8 RTT */
+	EXPECT_EQ(quic_loss_walk_step(&w, &p), QUIC_LOSS_KEEP);
+	EXPECT_EQ(w.loss_time, T0 + 125000);
+	for (i = 0; i < 20; i++)
+		quic_reorder_on_spurious(&ro, 1, true);
+	EXPECT_EQ(ro.time_num, QUIC_REORDER_TIME_NUM_MAX);
+}
+
+static void lost_log_finds_acked_losses(void)
+{
+	struct quic_lost_log log;
+	struct quic_lost_rec rec, *r;
+	int i;
+
+	quic_lost_log_init(&log);
+	EXPECT(!quic_lost_log_take(&log, 0, 100, &rec));
+	r = quic_lost_log_add(&log, 7, 3, false);
+	r->episode = 2;
+	quic_lost_log_add(&log, 9, 1, true);
+	EXPECT(!quic_lost_log_take(&log, 10, 20, &rec));
+	EXPECT(!quic_lost_log_take(&log, 0, 6, &rec));
+	EXPECT(quic_lost_log_take(&log, 5, 8, &rec));
+	EXPECT_EQ(rec.pn, 7);
+	EXPECT_EQ(rec.distance, 3);
+	EXPECT_EQ(rec.episode, 2);
+	EXPECT(!rec.by_time);
+	EXPECT(!quic_lost_log_take(&log, 5, 8, &rec));	/* taken once */
+	EXPECT(quic_lost_log_take(&log, 9, 9, &rec));
+	EXPECT(rec.by_time);
+	EXPECT_EQ(log.count, 0);
+
+	/* a full ring forgets the oldest */
+	for (i = 0; i < QUIC_LOST_LOG_SIZE + 4; i++)
+		quic_lost_log_add(&log, 100 + i, 3, false);
+	EXPECT_EQ(log.count, QUIC_LOST_LOG_SIZE);
+	EXPECT(!quic_lost_log_take(&log, 100, 103, &rec));
+	EXPECT(quic_lost_log_take(&log, 104, 104, &rec));
+}
+
 static const struct rt_case cases[] = {
+	RT_CASE(reorder_raises_packet_threshold),
+	RT_CASE(reorder_raises_time_threshold),
+	RT_CASE(lost_log_finds_acked_losses),
 	RT_CASE(loss_delay_uses_larger_of_srtt_latest),
 	RT_CASE(loss_delay_at_least_granularity),
 	RT_CASE(packet_threshold),

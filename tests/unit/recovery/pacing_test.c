@@ -135,7 +135,25 @@ static void smaller_packets_shorter_interval(void)
 		  T0 + 4 * MS);
 }
 
+/* The burst is the larger of the minimum and a millisecond at the rate. */
+static void burst_one_millisecond_at_high_rates(void)
+{
+	struct quic_pacer p;
+
+	quic_pacer_init(&p, 0);
+	/* 12000 bytes per 100 ms: 150000 B/s, 150 bytes per ms */
+	quic_pacer_set_burst(&p, 12000, 12000, 100 * MS);
+	EXPECT_EQ(p.burst, 12000);
+	/* 1 MB per 1 ms: 1.25 GB/s, 1.25 MB per ms */
+	quic_pacer_set_burst(&p, 12000, 1000000, 1 * MS);
+	EXPECT_EQ(p.burst, 1250000);
+	/* no RTT yet: no limit */
+	quic_pacer_set_burst(&p, 12000, 12000, 0);
+	EXPECT(p.burst > 1ULL << 50);
+}
+
 static const struct rt_case cases[] = {
+	RT_CASE(burst_one_millisecond_at_high_rates),
 	RT_CASE(rate_is_five_quarters_cwnd_per_rtt),
 	RT_CASE(interval_of_one_packet),
 	RT_CASE(no_rtt_no_pacing),
