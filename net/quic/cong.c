@@ -175,20 +175,19 @@ void quic_cong_on_packets_lost(struct quic_cong *c,
 			       bool persistent, u64 now)
 {
 	u64 last_sent = 0;
-	bool any = false;
-	u32 i;
+	u32 i, in_flight = 0;
 
 	for (i = 0; i < n; i++) {
 		if (!lost[i].in_flight)
 			continue;
 		quic_cong_on_packet_removed(c, &lost[i]);
 		last_sent = max(last_sent, lost[i].sent_time);
-		any = true;
+		in_flight++;
 	}
-	if (any) {
+	if (in_flight) {
+		/* May start a new event; these losses count in it either way. */
 		quic_cong_on_congestion_event(c, last_sent, now);
-		for (i = 0; i < n; i++)
-			c->episode_lost += lost[i].in_flight;
+		c->episode_lost += in_flight;
 	}
 	if (persistent)
 		quic_cong_on_persistent_congestion(c, now);

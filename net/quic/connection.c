@@ -62,6 +62,20 @@ static void quic_local_tp_defaults(struct quic_transport_params *tp)
 	quic_tp_set(tp, QUIC_TPB_ACTIVE_CONNECTION_ID_LIMIT, 4);
 }
 
+/* Congestion window, pacer and loss thresholds of a connection starting. */
+static int quic_conn_recovery_init(struct quic_sock *qs,
+				   enum quic_cong_algo algo)
+{
+	int err = quic_cong_init(&qs->cong, algo, qs->max_datagram);
+
+	if (err)
+		return err;
+	quic_pacer_init(&qs->pacer, quic_cong_initial_window(qs->max_datagram));
+	quic_reorder_init(&qs->reorder);
+	quic_lost_log_init(&qs->lost_log);
+	return 0;
+}
+
 void quic_conn_init(struct sock *sk)
 {
 	struct quic_sock *qs = quic_sk(sk);
@@ -82,10 +96,7 @@ void quic_conn_init(struct sock *sk)
 	quic_tp_init(&qs->peer_tp);
 	quic_rtt_init(&qs->rtt, QUIC_K_INITIAL_RTT);
 	quic_ld_init(&qs->ld, false, QUIC_DEF_MAX_ACK_DELAY_MS * 1000ULL);
-	quic_cong_init(&qs->cong, QUIC_CONG_ALG_RENO, qs->max_datagram);
-	quic_pacer_init(&qs->pacer, quic_cong_initial_window(qs->max_datagram));
-	quic_reorder_init(&qs->reorder);
-	quic_lost_log_init(&qs->lost_log);
+	quic_conn_recovery_init(qs, QUIC_CONG_ALG_RENO);
 	quic_idle_init(&qs->idle, quic_now());
 	quic_amp_init(&qs->amp, true);
 	skb_queue_head_init(&qs->accept_queue);
@@ -169,13 +180,9 @@ static int quic_conn_setup(struct sock *sk, const struct quic_cid *dcid,
 		quic_tp_mark(&qs->local_tp, QUIC_TPB_ORIGINAL_DCID);
 	}
 	quic_ld_init(&qs->ld, qs->is_server, qs->ld.max_ack_delay);
-	err = quic_cong_init(&qs->cong, qs->config.congestion_control_algo,
-			     qs->max_datagram);
+	err = quic_conn_recovery_init(qs, qs->config.congestion_control_algo);
 	if (err)
 		return err;
-	quic_pacer_init(&qs->pacer, quic_cong_initial_window(qs->max_datagram));
-	quic_reorder_init(&qs->reorder);
-	quic_lost_log_init(&qs->lost_log);
 	quic_amp_init(&qs->amp, !qs->is_server);
 	quic_idle_init(&qs->idle, quic_now());
 	quic_set_state(sk, QUIC_SS_CONNECTING);
@@ -353,6 +360,19 @@ void quic_conn_close(struct sock *sk, u32 errcode, u8 frame_type, bool app)
 }
 
 /*
+ * The close the user asked for (close(), shutdown()): the error set with
+ * QUIC_SOCKOPT_CONNECTION_CLOSE, an application close unless it carries a
+ * TLS alert (a CRYPTO_ERROR, which is a transport error).
+ */
+void quic_conn_close_user(struct sock *sk)
+{
+	u32 errcode = quic_sk(sk)->close_info.errcode;
+
+	quic_conn_close(sk, errcode, 0,
+			!(errcode & QUIC_TRANSPORT_ERROR_CRYPTO));
+}
+
+/*
  * A datagram for a connection in the closing state (RFC 9000 §10.2.1):
  * answer with CONNECTION_CLOSE again, for the 1st, 2nd, 4th, 8th ...
  * datagram, so that the answers cannot be used to amplify.
@@ -419,6 +439,5 @@ void quic_conn_close_pending(struct sock *sk)
 	if (!qs->close_pending || quic_streams_unacked(sk))
 		return;
 	qs->close_pending = false;
-	quic_conn_close(sk, qs->close_info.errcode, 0,
-			!(qs->close_info.errcode & QUIC_TRANSPORT_ERROR_CRYPTO));
+	quic_conn_close_user(sk);
 }

@@ -70,15 +70,19 @@ void quic_rtt_reset_min(struct quic_rtt *rtt)
 		rtt->min = rtt->latest;
 }
 
-/* §6.1.2 */
-u64 quic_loss_delay(const struct quic_rtt *rtt)
+/* §6.1.2, with a time threshold of @num / QUIC_K_TIME_THRESHOLD_DEN */
+static u64 quic_loss_delay_num(const struct quic_rtt *rtt, u32 num)
 {
 	u64 base = max(rtt->smoothed, rtt->latest);
 	u64 delay;
 
-	delay = div_u64(base * QUIC_K_TIME_THRESHOLD_NUM,
-			QUIC_K_TIME_THRESHOLD_DEN);
+	delay = div_u64(base * num, QUIC_K_TIME_THRESHOLD_DEN);
 	return max(delay, QUIC_K_GRANULARITY);
+}
+
+u64 quic_loss_delay(const struct quic_rtt *rtt)
+{
+	return quic_loss_delay_num(rtt, QUIC_K_TIME_THRESHOLD_NUM);
 }
 
 void quic_loss_walk_begin(struct quic_loss_walk *w, const struct quic_rtt *rtt,
@@ -112,12 +116,8 @@ void quic_reorder_on_spurious(struct quic_reorder *r, u64 distance,
 void quic_loss_walk_adapt(struct quic_loss_walk *w, const struct quic_rtt *rtt,
 			  const struct quic_reorder *r)
 {
-	u64 base = max(rtt->smoothed, rtt->latest);
-
 	w->pkt_threshold = r->pkt_threshold;
-	w->loss_delay = max(div_u64(base * r->time_num,
-				    QUIC_K_TIME_THRESHOLD_DEN),
-			    QUIC_K_GRANULARITY);
+	w->loss_delay = quic_loss_delay_num(rtt, r->time_num);
 }
 
 void quic_lost_log_init(struct quic_lost_log *log)

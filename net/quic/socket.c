@@ -90,8 +90,7 @@ void quic_sock_close(struct sock *sk, long timeout)
 		release_sock(sk);
 		return;
 	}
-	quic_conn_close(sk, qs->close_info.errcode, 0,
-			!(qs->close_info.errcode & QUIC_TRANSPORT_ERROR_CRYPTO));
+	quic_conn_close_user(sk);
 	sk->sk_shutdown = SHUTDOWN_MASK;
 	if (sk->sk_state == QUIC_SS_CLOSING ||
 	    sk->sk_state == QUIC_SS_DRAINING) {
@@ -604,7 +603,6 @@ __poll_t quic_inet_poll(struct file *file, struct socket *sock,
 int quic_inet_shutdown(struct socket *sock, int how)
 {
 	struct sock *sk = sock->sk;
-	struct quic_sock *qs = quic_sk(sk);
 	int err = 0;
 
 	how++;
@@ -615,8 +613,7 @@ int quic_inet_shutdown(struct socket *sock, int how)
 		err = -ENOTCONN;
 		goto out;
 	}
-	quic_conn_close(sk, qs->close_info.errcode, 0,
-			!(qs->close_info.errcode & QUIC_TRANSPORT_ERROR_CRYPTO));
+	quic_conn_close_user(sk);
 	sk->sk_shutdown = SHUTDOWN_MASK;
 	sk->sk_state_change(sk);
 	sk->sk_write_space(sk);

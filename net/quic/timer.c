@@ -237,6 +237,7 @@ void quic_timer_pace(struct sock *sk, u64 when)
 	if (hrtimer_is_queued(&qs->pace_timer))
 		return;
 	sock_hold(sk);		/* dropped by quic_timer_run() */
+	/* quic_now() is CLOCK_MONOTONIC in microseconds, plus one. */
 	hrtimer_start(&qs->pace_timer, ns_to_ktime((when - 1) * NSEC_PER_USEC),
 		      HRTIMER_MODE_ABS_PINNED_SOFT);
 }
