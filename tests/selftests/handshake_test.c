@@ -17,6 +17,7 @@
 #include <netinet/quic.h>
 
 #include "tap.h"
+#include "addr.h"
 
 static char psk_file[64], bad_psk_file[64];
 
@@ -39,27 +40,6 @@ static void *server_main(void *p)
 	}
 	a->ret = quic_server_handshake(a->fd, a->psk, NULL, a->alpn);
 	return NULL;
-}
-
-/* The loopback address of @family with @port, and its length. */
-static socklen_t loopback_addr(int family, unsigned short port,
-			       struct sockaddr_storage *ss)
-{
-	memset(ss, 0, sizeof(*ss));
-	if (family == AF_INET) {
-		struct sockaddr_in *sin = (struct sockaddr_in *)ss;
-
-		sin->sin_family = AF_INET;
-		sin->sin_port = htons(port);
-		inet_pton(AF_INET, "127.0.0.1", &sin->sin_addr);
-		return sizeof(*sin);
-	}
-	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
-
-	sin6->sin6_family = AF_INET6;
-	sin6->sin6_port = htons(port);
-	inet_pton(AF_INET6, "::1", &sin6->sin6_addr);
-	return sizeof(*sin6);
 }
 
 static int quic_socket_timeo(int family)

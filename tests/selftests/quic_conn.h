@@ -35,6 +35,7 @@
 #include <netinet/quic.h>
 
 #include "tap.h"
+#include "addr.h"
 
 #define ALPN		"selftest"
 #define TIMEO_SEC	10	/* SO_RCVTIMEO/SO_SNDTIMEO of every socket */
@@ -76,26 +77,6 @@ struct conn {
 	int cfd;	/* client socket */
 	int sfd;	/* accepted server socket */
 };
-
-static inline socklen_t loopback_addr(int family, unsigned short port,
-				      struct sockaddr_storage *ss)
-{
-	memset(ss, 0, sizeof(*ss));
-	if (family == AF_INET) {
-		struct sockaddr_in *sin = (struct sockaddr_in *)ss;
-
-		sin->sin_family = AF_INET;
-		sin->sin_port = htons(port);
-		inet_pton(AF_INET, "127.0.0.1", &sin->sin_addr);
-		return sizeof(*sin);
-	}
-	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
-
-	sin6->sin6_family = AF_INET6;
-	sin6->sin6_port = htons(port);
-	inet_pton(AF_INET6, "::1", &sin6->sin6_addr);
-	return sizeof(*sin6);
-}
 
 static inline int set_timeouts(int fd, int sec)
 {

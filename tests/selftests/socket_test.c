@@ -16,6 +16,7 @@
 #include <linux/quic.h>
 
 #include "tap.h"
+#include "addr.h"
 
 static const int families[] = { AF_INET, AF_INET6 };
 static const int types[] = { SOCK_STREAM, SOCK_DGRAM };
@@ -23,26 +24,6 @@ static const int types[] = { SOCK_STREAM, SOCK_DGRAM };
 static int quic_socket(int family)
 {
 	return socket(family, SOCK_DGRAM, IPPROTO_QUIC);
-}
-
-static socklen_t make_addr(int family, const char *ip, unsigned short port,
-			   struct sockaddr_storage *ss)
-{
-	memset(ss, 0, sizeof(*ss));
-	if (family == AF_INET) {
-		struct sockaddr_in *sin = (struct sockaddr_in *)ss;
-
-		sin->sin_family = AF_INET;
-		sin->sin_port = htons(port);
-		inet_pton(AF_INET, ip, &sin->sin_addr);
-		return sizeof(*sin);
-	}
-	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
-
-	sin6->sin6_family = AF_INET6;
-	sin6->sin6_port = htons(port);
-	inet_pton(AF_INET6, ip, &sin6->sin6_addr);
-	return sizeof(*sin6);
 }
 
 static const char *loopback(int family)
