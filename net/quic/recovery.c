@@ -453,6 +453,30 @@ void quic_ld_timer(const struct quic_ld *ld, const struct quic_rtt *rtt,
 	quic_ld_pto_time(ld, rtt, now, t);
 }
 
+/*
+ * The anti-deadlock deadline of quic_ld_timer() counts from @now, which is
+ * what SetLossDetectionTimer() means when the RFC calls it on a send or an
+ * ACK.  Recomputed when the timer fires, though, it would always lie a PTO
+ * ahead and the probe would never leave: so the deadline armed first is
+ * kept until the probe goes (pto_count grows) or the mode changes.
+ */
+void quic_ld_arm(struct quic_ld *ld, const struct quic_rtt *rtt, u64 now,
+		 struct quic_ld_timer *t)
+{
+	quic_ld_timer(ld, rtt, now, t);
+	if (t->mode != QUIC_LD_ANTI_DEADLOCK) {
+		ld->anti_deadlock_deadline = 0;
+		return;
+	}
+	if (ld->anti_deadlock_deadline &&
+	    ld->anti_deadlock_pto_count == ld->pto_count) {
+		t->deadline = ld->anti_deadlock_deadline;
+		return;
+	}
+	ld->anti_deadlock_deadline = t->deadline;
+	ld->anti_deadlock_pto_count = ld->pto_count;
+}
+
 /* RFC 9000 §10.1 */
 void quic_idle_init(struct quic_idle *idle, u64 now)
 {

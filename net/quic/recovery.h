@@ -244,6 +244,9 @@ struct quic_ld {
 	bool has_handshake_keys;
 	bool handshake_ack_received;	/* client: an ACK of a Handshake packet */
 	bool at_amplification_limit;	/* server: nothing may be sent */
+	/* quic_ld_arm(): when the armed anti-deadlock probe is due, 0: none */
+	u64 anti_deadlock_deadline;
+	u32 anti_deadlock_pto_count;	/* pto_count when it was armed */
 };
 
 enum quic_ld_mode {
@@ -274,6 +277,13 @@ void quic_ld_on_pto(struct quic_ld *ld);
 void quic_ld_discard_space(struct quic_ld *ld, enum quic_pn_space space);
 void quic_ld_timer(const struct quic_ld *ld, const struct quic_rtt *rtt,
 		   u64 now, struct quic_ld_timer *t);
+/*
+ * quic_ld_timer() as the glue arms and fires the timer: an anti-deadlock
+ * probe stays due PTO after it was first armed, however often the timer
+ * is recomputed before then.
+ */
+void quic_ld_arm(struct quic_ld *ld, const struct quic_rtt *rtt, u64 now,
+		 struct quic_ld_timer *t);
 
 /*
  * Idle timeout (RFC 9000 §10.1).  The effective timeout is the lesser of the

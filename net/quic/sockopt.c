@@ -45,6 +45,9 @@ static int quic_set_crypto_secret(struct sock *sk, sockptr_t optval,
 	if (err)
 		return err;
 
+	/* RFC 9002 §6.2.2.1: a client's anti-deadlock probe is a Handshake packet now. */
+	if (secret.level == QUIC_CRYPTO_HANDSHAKE && secret.send)
+		qs->ld.has_handshake_keys = true;
 	/* libquic installs the APP send secret last: the handshake is done. */
 	if (secret.level == QUIC_CRYPTO_APP &&
 	    quic_crypto_ready(&qs->crypto, QUIC_CRYPTO_APP, true) &&

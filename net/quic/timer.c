@@ -40,7 +40,7 @@ void quic_timer_rearm(struct sock *sk)
 	    sk->sk_state != QUIC_SS_ESTABLISHED)
 		return;
 
-	quic_ld_timer(&qs->ld, &qs->rtt, now, &t);
+	quic_ld_arm(&qs->ld, &qs->rtt, now, &t);
 	if (t.mode == QUIC_LD_NONE)
 		sk_stop_timer(sk, &qs->retransmit_timer);
 	else
@@ -62,7 +62,7 @@ static void quic_retransmit_fire(struct sock *sk)
 	if (sk->sk_state != QUIC_SS_CONNECTING &&
 	    sk->sk_state != QUIC_SS_ESTABLISHED)
 		return;
-	quic_ld_timer(&qs->ld, &qs->rtt, now, &t);
+	quic_ld_arm(&qs->ld, &qs->rtt, now, &t);
 	if (t.mode == QUIC_LD_NONE)
 		return;
 	if (t.deadline > now) {

@@ -75,7 +75,8 @@ trap 'exit 130' INT TERM
 # io_certs DIR: ca.pem (trusted CA); server.{pem,key} for localhost,
 # server.test and every test address; wrong.{pem,key} for other.test only,
 # from the same CA; evil-ca.pem and evil.{pem,key}, the server's names from
-# a CA nobody trusts.  ECDSA P-256, valid for 2 days.
+# a CA nobody trusts; big.{pem,key}, server.pem with 300 names more.
+# ECDSA P-256, valid for 2 days.
 io_certs() {
 	local d=$1 sans
 	mkdir -p "$d"
@@ -104,6 +105,9 @@ io_certs() {
 		mkleaf server ca server.test "$sans"
 		mkleaf wrong ca other.test "subjectAltName=DNS:other.test"
 		mkleaf evil evil-ca server.test "$sans"
+		# big: 300 names more, so that its flight alone exceeds three
+		# times a client's first datagram (anti-amplification limit).
+		mkleaf big ca server.test "$sans$(printf ',DNS:pad%03d.server.test' $(seq 300))"
 	) > "$d/openssl.log" 2>&1 || { cat "$d/openssl.log" >&2; return 1; }
 }
 

@@ -297,6 +297,36 @@ static void ld_client_anti_deadlock(void)
 	EXPECT_EQ(t.mode, QUIC_LD_NONE);
 }
 
+/* The anti-deadlock probe leaves PTO after it was armed, not never. */
+static void ld_client_anti_deadlock_armed_once(void)
+{
+	struct quic_ld_timer t;
+	struct quic_ld ld;
+	struct quic_rtt r;
+
+	ld_setup(&ld, &r, false);
+	ld.has_handshake_keys = true;
+	quic_ld_arm(&ld, &r, T0, &t);
+	EXPECT_EQ(t.mode, QUIC_LD_ANTI_DEADLOCK);
+	EXPECT_EQ(t.deadline, T0 + 300 * MS);
+	/* recomputed later (an ACK-only packet went out): still due then */
+	quic_ld_arm(&ld, &r, T0 + 200 * MS, &t);
+	EXPECT_EQ(t.deadline, T0 + 300 * MS);
+	quic_ld_arm(&ld, &r, T0 + 300 * MS, &t);
+	EXPECT_EQ(t.mode, QUIC_LD_ANTI_DEADLOCK);
+	EXPECT_EQ(t.space, QUIC_PN_SPACE_HANDSHAKE);
+	EXPECT(t.deadline <= T0 + 300 * MS);
+	/* the probe could not leave: the next one is due a doubled PTO on */
+	quic_ld_on_pto(&ld);
+	quic_ld_arm(&ld, &r, T0 + 300 * MS, &t);
+	EXPECT_EQ(t.deadline, T0 + 300 * MS + 600 * MS);
+	/* the probe left: an ordinary PTO, and the armed deadline is gone */
+	ld_sent(&ld, QUIC_PN_SPACE_HANDSHAKE, 0, T0 + 310 * MS);
+	quic_ld_arm(&ld, &r, T0 + 310 * MS, &t);
+	EXPECT_EQ(t.mode, QUIC_LD_PTO);
+	EXPECT_EQ(ld.anti_deadlock_deadline, 0);
+}
+
 static void ld_server_idle_no_timer(void)
 {
 	struct quic_ld_timer t;
@@ -604,6 +634,7 @@ static const struct rt_case cases[] = {
 	RT_CASE(ld_earliest_space_wins),
 	RT_CASE(ld_loss_timer_overrides_pto),
 	RT_CASE(ld_client_anti_deadlock),
+	RT_CASE(ld_client_anti_deadlock_armed_once),
 	RT_CASE(ld_server_idle_no_timer),
 	RT_CASE(ld_server_amplification_limited_no_timer),
 	RT_CASE(ld_client_keeps_backoff_until_validated),
