@@ -64,16 +64,21 @@ io_start "$NS" "$IO_WORK/client.log" "$LIMIT" "$QUIC_HQ" client \
 	--ca "$IO_WORK/certs/ca.pem" --out "$IO_WORK/out" \
 	https://127.0.0.1:4433/64K
 client=$IO_PID
+# Both drop rules have counted a packet (their listing is in $rules).
+dropped_both_ways() {
+	rules=$(ip netns exec "$NS" nft list table inet blackout)
+	[ "$(grep -c 'counter packets [1-9]' <<< "$rules")" = 2 ]
+}
 # The blackout lasts BLACKOUT seconds from the first drop each way.
 for i in $(seq 100); do
-	rules=$(ip netns exec "$NS" nft list table inet blackout)
-	[ "$(grep -c 'counter packets [1-9]' <<< "$rules")" = 2 ] && break
+	dropped_both_ways && break
 	sleep 0.1
 done
 sleep "$BLACKOUT"
-rules=$(ip netns exec "$NS" nft list table inet blackout)
+dropped_both_ways
+dropped=$?
 ip netns exec "$NS" nft delete table inet blackout
-if [ "$(grep -c 'counter packets [1-9]' <<< "$rules")" = 2 ]; then
+if [ $dropped = 0 ]; then
 	tap_ok "blackout: later datagrams dropped both ways"
 else
 	tap_not_ok "blackout: later datagrams dropped both ways"
