@@ -360,8 +360,13 @@ static bool quic_output_datagram(struct sock *sk, u64 now, bool ack_only)
 		room = allowance;
 	if (room < QUIC_MIN_UDP_PAYLOAD && !qs->amp.validated)
 		return false;
-	/* PTO probes go out whatever the window (RFC 9002 §7.5). */
-	ack_only |= quic_cong_window_left(&qs->cong) < room && !qs->probes;
+	/*
+	 * PTO probes go out whatever the window (RFC 9002 §7.5), and so does
+	 * CONNECTION_CLOSE: while closing, no ACK is processed that could
+	 * open the window, so a close held back by it never left.
+	 */
+	ack_only |= quic_cong_window_left(&qs->cong) < room && !qs->probes &&
+		    sk->sk_state != QUIC_SS_CLOSING;
 
 	skb = alloc_skb(QUIC_TX_HEADROOM + room, GFP_ATOMIC);
 	if (!skb)

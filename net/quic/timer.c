@@ -14,11 +14,34 @@
 
 #include "socket.h"
 
+/*
+ * The jiffy a timer for @deadline (quic_now() microseconds) runs in: the
+ * next one after it (jiffies round down), or this one if it is overdue.
+ */
 static unsigned long quic_us_to_jiffies_from_now(u64 deadline, u64 now)
 {
-	u64 delta = deadline > now ? deadline - now : 0;
+	u64 delta;
 
-	return jiffies + usecs_to_jiffies(min_t(u64, delta, 3600ULL * USEC_PER_SEC)) + 1;
+	if (deadline <= now)
+		return jiffies;
+	delta = min_t(u64, deadline - now, 3600ULL * USEC_PER_SEC);
+	return jiffies + usecs_to_jiffies(delta) + 1;
+}
+
+/*
+ * (Re)arm @timer for @deadline.  A timer already due stays as it is: each
+ * sendmsg() recomputes the timers, and moving an overdue one to the next
+ * jiffy every time could keep it from ever running while the user calls
+ * faster than softirqs get to expire it (a loaded guest), so that a PTO
+ * never fired and the connection went silent.
+ */
+static void quic_timer_set(struct sock *sk, struct timer_list *timer,
+			   u64 deadline, u64 now)
+{
+	if (deadline <= now && timer_pending(timer) &&
+	    time_before_eq(timer->expires, jiffies))
+		return;
+	sk_reset_timer(sk, timer, quic_us_to_jiffies_from_now(deadline, now));
 }
 
 /* When the idle timeout (at least 3 * PTO, RFC 9000 §10.1) runs out; 0: never. */
@@ -44,13 +67,11 @@ void quic_timer_rearm(struct sock *sk)
 	if (t.mode == QUIC_LD_NONE)
 		sk_stop_timer(sk, &qs->retransmit_timer);
 	else
-		sk_reset_timer(sk, &qs->retransmit_timer,
-			       quic_us_to_jiffies_from_now(t.deadline, now));
+		quic_timer_set(sk, &qs->retransmit_timer, t.deadline, now);
 
 	idle = quic_idle_expiry(qs);
 	if (idle)
-		sk_reset_timer(sk, &qs->idle_timer,
-			       quic_us_to_jiffies_from_now(idle, now));
+		quic_timer_set(sk, &qs->idle_timer, idle, now);
 }
 
 static void quic_retransmit_fire(struct sock *sk)
