@@ -102,6 +102,7 @@ void quic_conn_init(struct sock *sk)
 	skb_queue_head_init(&qs->accept_queue);
 	quic_streams_init(sk);
 	quic_timers_init(sk);
+	quic_key_update_init(sk);
 }
 
 void quic_conn_free(struct sock *sk)
@@ -110,6 +111,7 @@ void quic_conn_free(struct sock *sk)
 	int i;
 
 	quic_timers_stop(sk);
+	quic_key_update_free(sk);
 	quic_streams_free(sk);
 	quic_cid_set_free(&qs->cids);
 	for (i = 0; i < QUIC_PN_SPACE_MAX; i++)

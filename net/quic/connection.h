@@ -130,6 +130,7 @@ enum quic_deferred {
 	QUIC_DEFER_CLOSE,
 	QUIC_DEFER_ACK,
 	QUIC_DEFER_PACE,
+	QUIC_DEFER_KEY,
 };
 
 static inline u8 quic_space_of_level(u8 level)
@@ -214,6 +215,8 @@ void quic_timer_close(struct sock *sk, u64 delay_us);
 void quic_timer_ack(struct sock *sk, u64 deadline);
 void quic_timer_release_orphan(struct sock *sk);
 void quic_timer_pace(struct sock *sk, u64 when);
+void quic_timer_key(struct sock *sk, u64 deadline);
+void quic_queue_work(struct sock *sk, struct work_struct *work);
 void quic_release_cb(struct sock *sk);
 
 #endif /* _NET_QUIC_CONNECTION_H */

@@ -624,6 +624,8 @@ int quic_crypto_key_update_prepare(struct quic_crypto_ctx *ctx)
 
 	if (!c || !c->tx.cipher || !c->rx.cipher)
 		return -ENOKEY;
+	if (quic_crypto_key_update_ready(ctx))
+		return 0;
 	/* The spare transform may still be finishing an old request. */
 	quic_crypto_wait(ctx);
 	dirs[0] = &c->tx;
@@ -664,6 +666,31 @@ bool quic_crypto_conf_limit_reached(const struct quic_crypto_ctx *ctx,
 	return atomic64_read(&quic_crypto_gen(&c->tx,
 					      QUIC_CRYPTO_KEY_CUR)->packets) >=
 	       c->tx.cipher->conf_limit;
+}
+
+/* Packets protected so far with the current 1-RTT send keys. */
+u64 quic_crypto_tx_packets(const struct quic_crypto_ctx *ctx)
+{
+	struct quic_crypto *c = ctx->level[QUIC_CRYPTO_APP];
+
+	if (!c || !c->tx.cipher)
+		return 0;
+	return atomic64_read(&quic_crypto_gen(&c->tx,
+					      QUIC_CRYPTO_KEY_CUR)->packets);
+}
+
+/* The confidentiality limit of the 1-RTT send keys, U64_MAX if none. */
+u64 quic_crypto_conf_limit(const struct quic_crypto_ctx *ctx)
+{
+	struct quic_crypto *c = ctx->level[QUIC_CRYPTO_APP];
+
+	return c && c->tx.cipher ? c->tx.cipher->conf_limit : U64_MAX;
+}
+
+/* Received packets that failed authentication, all levels and keys. */
+u64 quic_crypto_auth_failed(const struct quic_crypto_ctx *ctx)
+{
+	return atomic64_read(&ctx->auth_failed);
 }
 
 /* Too many forgeries: close with AEAD_LIMIT_REACHED (§6.6). */

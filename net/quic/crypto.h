@@ -33,6 +33,8 @@
 #include <linux/types.h>
 #include <linux/quic.h>
 
+#include "key_phase.h"
+
 struct crypto_aead;
 struct crypto_lskcipher;
 struct crypto_shash;
@@ -81,13 +83,6 @@ struct quic_cipher {
 	bool		ccm;		/* 16-byte CCM IV layout */
 	u64		conf_limit;
 	u64		integ_limit;
-};
-
-/* Which receive keys to try, see quic_crypto_rx_key(). */
-enum quic_crypto_key_role {
-	QUIC_CRYPTO_KEY_CUR,
-	QUIC_CRYPTO_KEY_NEXT,
-	QUIC_CRYPTO_KEY_PREV,
 };
 
 /* One generation of AEAD keys (key phase) of one direction. */
@@ -218,6 +213,9 @@ void quic_crypto_key_discard_prev(struct quic_crypto_ctx *ctx);
 
 bool quic_crypto_conf_limit_reached(const struct quic_crypto_ctx *ctx,
 				    u8 level);
+u64 quic_crypto_tx_packets(const struct quic_crypto_ctx *ctx);
+u64 quic_crypto_conf_limit(const struct quic_crypto_ctx *ctx);
+u64 quic_crypto_auth_failed(const struct quic_crypto_ctx *ctx);
 bool quic_crypto_integ_limit_reached(const struct quic_crypto_ctx *ctx);
 
 int quic_crypto_encrypt_batch(struct quic_crypto_ctx *ctx,

@@ -65,11 +65,13 @@ void quic_input_hold_retry(struct sock *sk)
 		quic_input(sk, skb);
 }
 
-static int quic_rcv_ack(struct sock *sk, u8 space_id,
+/* An ACK frame, in a packet opened with @keys (1-RTT: which phase's). */
+static int quic_rcv_ack(struct sock *sk, u8 space_id, u8 keys,
 			const struct quic_frame_ack *ack, u32 *terr)
 {
 	struct quic_sock *qs = quic_sk(sk);
 	struct quic_space *space = &qs->space[space_id];
+	bool app = space_id == QUIC_PN_SPACE_APP;
 	struct quic_ack_iter it;
 	u64 smallest, largest;
 
@@ -77,10 +79,16 @@ static int quic_rcv_ack(struct sock *sk, u8 space_id,
 		*terr = QUIC_TRANSPORT_ERROR_PROTOCOL_VIOLATION;
 		return -EPROTO;	/* acknowledges a packet we never sent */
 	}
+	if (app && !quic_key_update_ack_allowed(sk, keys, ack->largest)) {
+		*terr = QUIC_TRANSPORT_ERROR_KEY_UPDATE;
+		return -EPROTO;	/* our update seen, not followed */
+	}
 	quic_ack_iter_init(&it, ack);
 	while (quic_ack_iter_next(&it, &smallest, &largest))
 		quic_on_ack(sk, space_id, smallest, largest);
 	quic_on_ack_done(sk, space_id, ack);
+	if (app)
+		quic_key_update_on_ack(sk, ack->largest);
 	return 0;
 }
 
@@ -128,7 +136,7 @@ static int quic_rcv_stream_frame(struct sock *sk, struct sk_buff *skb,
 }
 
 static int quic_rcv_frame(struct sock *sk, struct sk_buff *skb, u8 level,
-			  const struct quic_frame *f, u32 *terr)
+			  u8 keys, const struct quic_frame *f, u32 *terr)
 {
 	struct quic_sock *qs = quic_sk(sk);
 	u8 space_id = quic_space_of_level(level);
@@ -146,7 +154,7 @@ static int quic_rcv_frame(struct sock *sk, struct sk_buff *skb, u8 level,
 		return 0;
 	case QUIC_FRAME_ACK:
 	case QUIC_FRAME_ACK_ECN:
-		return quic_rcv_ack(sk, space_id, &f->ack, terr);
+		return quic_rcv_ack(sk, space_id, keys, &f->ack, terr);
 	case QUIC_FRAME_CRYPTO:
 		return quic_crypto_frames_rcv(sk, level, f->crypto.offset,
 					      f->crypto.data, f->crypto.len,
@@ -279,6 +287,12 @@ static int quic_rcv_packet(struct sock *sk, struct sk_buff *skb,
 	ret = quic_crypto_decrypt_batch(&qs->crypto, &batch);
 	if (ret || cpkt.err) {
 		QUIC_DROP(sk, DECRYPT);
+		/* RFC 9001 §6.6: too many forgeries end the connection. */
+		if (!ret && cpkt.err == -EBADMSG &&
+		    quic_key_update_integrity_exceeded(sk)) {
+			terr = QUIC_TRANSPORT_ERROR_AEAD_LIMIT_REACHED;
+			goto violation;
+		}
 		return hdr.pkt_len;
 	}
 	if (quic_ack_ranges_contains(&space->rx, hdr.pn) ||
@@ -288,6 +302,10 @@ static int quic_rcv_packet(struct sock *sk, struct sk_buff *skb,
 	}
 	/* From here the packet is authentic: errors close the connection. */
 	if (quic_hdr_check_reserved(&hdr, &terr))
+		goto violation;
+	/* RFC 9001 §6.2: a packet of the peer's next key phase. */
+	if (level == QUIC_CRYPTO_APP &&
+	    quic_key_update_on_rx(sk, cpkt.key, hdr.pn, &terr))
 		goto violation;
 
 	/* RFC 9000 §7.2: the server's first packet names its connection ID. */
@@ -309,7 +327,7 @@ static int quic_rcv_packet(struct sock *sk, struct sk_buff *skb,
 		if (ret < 0)
 			goto violation;
 		eliciting |= quic_frame_ack_eliciting(f.type);
-		err = quic_rcv_frame(sk, skb, level, &f, &terr);
+		err = quic_rcv_frame(sk, skb, level, cpkt.key, &f, &terr);
 		if (err == -ENOBUFS || err == -ENOMEM) {
 			/* No memory for its data: unacknowledged, it comes again. */
 			return hdr.pkt_len;

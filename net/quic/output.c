@@ -119,10 +119,12 @@ static int quic_put_crypto(struct quic_wr *wr, const struct quic_crypto_tx *tx,
 
 /*
  * Fill @wr with frames of @space: ACK first, then queued frames, then new
- * CRYPTO data.  Frames that need acknowledging move to @sent.
+ * CRYPTO data.  Frames that need acknowledging move to @sent.  *@acked is
+ * the largest packet number the ACK frame acknowledges, if one went in.
  */
 static bool quic_fill_frames(struct sock *sk, u8 id, struct quic_wr *wr,
-			     bool ack_only, struct list_head *sent, u64 now)
+			     bool ack_only, struct list_head *sent, u64 now,
+			     u64 *acked)
 {
 	struct quic_sock *qs = quic_sk(sk);
 	struct quic_space *space = &qs->space[id];
@@ -141,8 +143,8 @@ static bool quic_fill_frames(struct sock *sk, u8 id, struct quic_wr *wr,
 		if (ret > 0) {
 			wr->p += ret;
 			space->ack_pending = false;
-			quic_ack_on_sent(&space->ack,
-					 quic_ack_ranges_largest(&space->rx));
+			*acked = quic_ack_ranges_largest(&space->rx);
+			quic_ack_on_sent(&space->ack, *acked);
 		}
 	}
 	if (ack_only)
@@ -222,6 +224,7 @@ struct quic_tx_pkt {
 	unsigned int		start;		/* offset in the skb */
 	u8			space;
 	bool			eliciting;
+	u64			acked;		/* its ACK's largest, or NONE */
 	struct list_head	frames;
 };
 
@@ -264,8 +267,9 @@ static bool quic_build_packet(struct sock *sk, struct sk_buff *skb, u8 id,
 
 	quic_wr_init(&wr, p + hlen, room - hlen - QUIC_CRYPTO_TAG_LEN);
 	INIT_LIST_HEAD(&tp->frames);
+	tp->acked = QUIC_PN_NONE;
 	tp->eliciting = quic_fill_frames(sk, id, &wr, ack_only, &tp->frames,
-					 now);
+					 now, &tp->acked);
 	if (wr.p == p + hlen)
 		return false;		/* nothing fitted */
 
@@ -423,6 +427,9 @@ static bool quic_output_datagram(struct sock *sk, u64 now, bool ack_only)
 			continue;
 		}
 		quic_record_sent(sk, &tps[i], cpkts[i].len, now);
+		if (tps[i].space == QUIC_PN_SPACE_APP)
+			quic_key_update_on_sent(sk, tps[i].hdr.pn,
+						tps[i].acked);
 	}
 	if (err) {
 		kfree_skb(skb);
@@ -476,6 +483,8 @@ void quic_output(struct sock *sk)
 	    sk->sk_state != QUIC_SS_ESTABLISHED)
 		return;
 	for (i = 0; i < QUIC_TX_BURST; i++) {
+		if (quic_key_update_auto(sk))
+			return;		/* closed: AEAD limit */
 		when = quic_output_departure(sk, now);
 		if (when > now) {
 			/* ACKs are not paced; the rest waits for the timer. */

@@ -30,6 +30,7 @@ static const char *const quic_stat_names[QUIC_STAT_MAX] = {
 	[QUIC_STAT_STREAM_RETX]		= "stream_frames_retransmitted",
 	[QUIC_STAT_PKT_SPURIOUS]	= "packets_lost_spuriously",
 	[QUIC_STAT_CONG_UNDO]		= "congestion_events_undone",
+	[QUIC_STAT_KEY_UPDATE]		= "key_updates",
 };
 
 static int quic_stats_show(struct seq_file *seq, void *v)
@@ -76,7 +77,7 @@ static void quic_conn_show(struct seq_file *seq, struct sock *sk)
 		seq_printf(seq, "%pISpc ", &qs->peer.sa);
 	else
 		seq_puts(seq, "- ");
-	seq_printf(seq, "%d %d %llu %llu %llu %u %u %u %llu %llu %llu %llu %d %d %llu %lld\n",
+	seq_printf(seq, "%d %d %llu %llu %llu %u %u %u %llu %llu %llu %llu %d %d %llu %lld %u %u\n",
 		   READ_ONCE(sk->sk_state),
 		   qs->is_server, READ_ONCE(qs->cong.cwnd),
 		   READ_ONCE(qs->cong.bytes_in_flight),
@@ -86,7 +87,9 @@ static void quic_conn_show(struct seq_file *seq, struct sock *sk)
 		   READ_ONCE(st->send_max), READ_ONCE(st->rx.max),
 		   READ_ONCE(st->rx_read), READ_ONCE(sk->sk_wmem_queued),
 		   atomic_read(&sk->sk_rmem_alloc), READ_ONCE(app->next_pn),
-		   READ_ONCE(app->largest_acked));
+		   READ_ONCE(app->largest_acked),
+		   READ_ONCE(qs->key_phase.phase),
+		   READ_ONCE(qs->key_phase.updates));
 }
 
 static int quic_conns_show(struct seq_file *seq, void *v)
@@ -94,7 +97,7 @@ static int quic_conns_show(struct seq_file *seq, void *v)
 	struct net *net = seq_file_single_net(seq);
 	struct quic_sock *qs;
 
-	seq_puts(seq, "local remote state server cwnd in_flight srtt_us pto_count datagram streams unsent peer_max_data max_data read wmem_queued rmem_alloc next_pn largest_acked\n");
+	seq_puts(seq, "local remote state server cwnd in_flight srtt_us pto_count datagram streams unsent peer_max_data max_data read wmem_queued rmem_alloc next_pn largest_acked key_phase key_updates\n");
 	spin_lock_bh(&quic_sock_list_lock);
 	list_for_each_entry(qs, &quic_sock_list, proc_node)
 		if (net_eq(sock_net(&qs->inet.sk), net))

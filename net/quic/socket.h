@@ -18,6 +18,7 @@
 #include "cong.h"
 #include "connection.h"
 #include "crypto.h"
+#include "key_phase.h"
 #include "pacing.h"
 #include "recovery.h"
 #include "stream.h"
@@ -73,6 +74,7 @@ struct quic_sock {
 	struct quic_lost_log	lost_log;	/* APP packets declared lost */
 	struct quic_idle	idle;
 	struct quic_amp		amp;
+	struct quic_key_phase	key_phase;	/* 1-RTT key updates */
 	u32			max_datagram;	/* UDP payload we send */
 	u8			probes;		/* PTO probes that may ignore cwnd */
 	struct quic_streams	streams;
@@ -85,6 +87,7 @@ struct quic_sock {
 	struct timer_list	close_timer;		/* closing/draining end */
 	struct timer_list	ack_timer;		/* delayed ACKs */
 	struct hrtimer		pace_timer;		/* paced sending resumes */
+	struct timer_list	key_timer;		/* previous 1-RTT rx keys go */
 	unsigned long		deferred;		/* BIT(enum quic_deferred) */
 
 	/* Listener: client Initials of connections not yet accepted. */
@@ -100,6 +103,7 @@ struct quic_sock {
 	bool			close_pending;	/* orphan: close once data is acked */
 	u32			closing_rx;	/* datagrams seen while closing */
 	struct work_struct	release_work;	/* orphan: release after closing */
+	struct work_struct	key_work;	/* derive the next 1-RTT keys */
 };
 
 /* Where a received datagram came from, while quic_input() runs. */
@@ -148,6 +152,7 @@ enum quic_stat {
 	QUIC_STAT_STREAM_RETX,
 	QUIC_STAT_PKT_SPURIOUS,
 	QUIC_STAT_CONG_UNDO,
+	QUIC_STAT_KEY_UPDATE,
 	QUIC_STAT_MAX,
 };
 
@@ -214,11 +219,27 @@ int quic_inet_shutdown(struct socket *sock, int how);
 /* sysctl.c */
 extern int sysctl_quic_wmem_default;
 extern int sysctl_quic_rmem_default;
+extern unsigned long sysctl_quic_key_update_packets;
+extern unsigned long sysctl_quic_aead_integrity_limit;
 int quic_sysctl_init(void);
 void quic_sysctl_exit(void);
 
 /* event.c */
 int quic_event_queue(struct sock *sk, u8 type, const void *data, u32 len);
+
+/* key_update.c */
+void quic_key_update_init(struct sock *sk);
+void quic_key_update_free(struct sock *sk);
+int quic_key_update_on_rx(struct sock *sk, enum quic_crypto_key_role keys,
+			  u64 pn, u32 *terr);
+bool quic_key_update_ack_allowed(struct sock *sk,
+				 enum quic_crypto_key_role keys, u64 largest);
+void quic_key_update_on_ack(struct sock *sk, u64 largest);
+void quic_key_update_on_sent(struct sock *sk, u64 pn, u64 ack_largest);
+bool quic_key_update_integrity_exceeded(struct sock *sk);
+int quic_key_update_initiate(struct sock *sk);
+bool quic_key_update_auto(struct sock *sk);
+void quic_key_update_discard_prev(struct sock *sk);
 
 /* sockopt.c */
 int quic_sock_setsockopt(struct sock *sk, int level, int optname,

@@ -351,6 +351,9 @@ static int quic_setsockopt_quic(struct sock *sk, int optname,
 	case QUIC_SOCKOPT_STREAM_RESET:
 	case QUIC_SOCKOPT_STREAM_STOP_SENDING:
 		return quic_set_stream_err(sk, optname, optval, optlen);
+	case QUIC_SOCKOPT_KEY_UPDATE:
+		/* No value: the call itself is the request. */
+		return quic_key_update_initiate(sk);
 	default:
 		return -ENOPROTOOPT;
 	}

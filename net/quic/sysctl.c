@@ -4,6 +4,15 @@
  *
  *   wmem_default	send buffer (SO_SNDBUF) of a new socket, bytes
  *   rmem_default	receive buffer (SO_RCVBUF) of a new socket, bytes
+ *   key_update_packets	packets protected with one 1-RTT key before the
+ *			connection updates it (RFC 9001 §6); 0, the default:
+ *			at three quarters of the AEAD's confidentiality limit
+ *			(never for ChaCha20-Poly1305).  Lower values are for
+ *			testing; the limit's share always caps them.
+ *   aead_integrity_limit  received packets that may fail authentication on
+ *			a connection before it closes with AEAD_LIMIT_REACHED;
+ *			0, the default: the AEAD's limit (RFC 9001 §6.6).
+ *			Lower values are for testing.
  *
  * The receive buffer also bounds the flow-control windows we advertise
  * (half of it for the connection), so its default is what a connection
@@ -18,9 +27,13 @@
 
 int sysctl_quic_wmem_default = 4 << 20;
 int sysctl_quic_rmem_default = 16 << 20;
+unsigned long sysctl_quic_key_update_packets;
+unsigned long sysctl_quic_aead_integrity_limit;
 
 static int quic_buf_min = SOCK_MIN_RCVBUF;
 static int quic_buf_max = INT_MAX / 2;
+
+static unsigned long quic_ulong_max = ULONG_MAX;
 
 static struct ctl_table quic_sysctl_table[] = {
 	{
@@ -40,6 +53,22 @@ static struct ctl_table quic_sysctl_table[] = {
 		.proc_handler	= proc_dointvec_minmax,
 		.extra1		= &quic_buf_min,
 		.extra2		= &quic_buf_max,
+	},
+	{
+		.procname	= "key_update_packets",
+		.data		= &sysctl_quic_key_update_packets,
+		.maxlen		= sizeof(unsigned long),
+		.mode		= 0644,
+		.proc_handler	= proc_doulongvec_minmax,
+		.extra2		= &quic_ulong_max,
+	},
+	{
+		.procname	= "aead_integrity_limit",
+		.data		= &sysctl_quic_aead_integrity_limit,
+		.maxlen		= sizeof(unsigned long),
+		.mode		= 0644,
+		.proc_handler	= proc_doulongvec_minmax,
+		.extra2		= &quic_ulong_max,
 	},
 };
 

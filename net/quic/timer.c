@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * QUIC timers: loss detection and PTO (RFC 9002 §6), idle timeout
- * (RFC 9000 §10.1) and the end of the closing or draining period
- * (§10.2).  Handlers run in softirq; when a user holds the socket they set
- * a deferred bit and quic_release_cb() does the work on release_sock().
+ * (RFC 9000 §10.1), the end of the closing or draining period (§10.2)
+ * and of the previous 1-RTT receive keys (RFC 9001 §6.5).  Handlers run
+ * in softirq; when a user holds the socket they set a deferred bit and
+ * quic_release_cb() does the work on release_sock().
  *
  * Every armed timer holds a socket reference (sk_reset_timer()).
  */
@@ -110,9 +111,10 @@ static void quic_idle_fire(struct sock *sk)
 }
 
 /*
- * Orphaned sockets (closed by the user during a connection) are released
- * here, in process context: releasing the UDP tunnel socket sleeps.  A
- * module-owned workqueue, so that module exit waits for the last one.
+ * Work that must sleep runs on a module-owned workqueue, so that module
+ * exit waits for the last item: the release of orphaned sockets (closed by
+ * the user during a connection; releasing the UDP tunnel socket sleeps)
+ * and the derivation of the next 1-RTT keys (key_update.c).
  */
 static struct workqueue_struct *quic_wq;
 
@@ -135,6 +137,14 @@ static void quic_release_work(struct work_struct *work)
 
 	sk_common_release(sk);	/* the reference the user's socket held */
 	sock_put(sk);		/* the work's */
+}
+
+/* Run @work in process context; it holds a socket reference till done. */
+void quic_queue_work(struct sock *sk, struct work_struct *work)
+{
+	sock_hold(sk);
+	if (!queue_work(quic_wq, work))
+		sock_put(sk);	/* already queued */
 }
 
 /* A connection whose user closed the socket has ended: release it. */
@@ -263,6 +273,32 @@ void quic_timer_pace(struct sock *sk, u64 when)
 		      HRTIMER_MODE_ABS_PINNED_SOFT);
 }
 
+/* The previous 1-RTT receive keys have served their time (key_update.c). */
+static void quic_key_fire(struct sock *sk)
+{
+	quic_key_update_discard_prev(sk);
+}
+
+static void quic_key_timer(struct timer_list *t)
+{
+	struct quic_sock *qs = from_timer(qs, t, key_timer);
+
+	quic_timer_run(&qs->inet.sk, quic_key_fire, QUIC_DEFER_KEY);
+}
+
+/* Arm the key timer for @deadline (quic_now() microseconds); 0 stops it. */
+void quic_timer_key(struct sock *sk, u64 deadline)
+{
+	struct quic_sock *qs = quic_sk(sk);
+
+	if (!deadline) {
+		sk_stop_timer(sk, &qs->key_timer);
+		return;
+	}
+	sk_reset_timer(sk, &qs->key_timer,
+		       quic_us_to_jiffies_from_now(deadline, quic_now()));
+}
+
 static void quic_close_timer(struct timer_list *t)
 {
 	struct quic_sock *qs = from_timer(qs, t, close_timer);
@@ -278,6 +314,7 @@ void quic_timers_init(struct sock *sk)
 	timer_setup(&qs->idle_timer, quic_idle_timer, 0);
 	timer_setup(&qs->close_timer, quic_close_timer, 0);
 	timer_setup(&qs->ack_timer, quic_ack_timer, 0);
+	timer_setup(&qs->key_timer, quic_key_timer, 0);
 	hrtimer_init(&qs->pace_timer, CLOCK_MONOTONIC,
 		     HRTIMER_MODE_ABS_PINNED_SOFT);
 	qs->pace_timer.function = quic_pace_timer;
@@ -293,6 +330,7 @@ void quic_timers_stop(struct sock *sk)
 	sk_stop_timer(sk, &qs->idle_timer);
 	sk_stop_timer(sk, &qs->close_timer);
 	sk_stop_timer(sk, &qs->ack_timer);
+	sk_stop_timer(sk, &qs->key_timer);
 	if (hrtimer_try_to_cancel(&qs->pace_timer) == 1)
 		__sock_put(sk);
 }
@@ -331,6 +369,10 @@ void quic_release_cb(struct sock *sk)
 	}
 	if (test_and_clear_bit(QUIC_DEFER_PACE, &qs->deferred)) {
 		quic_pace_fire(sk);
+		__sock_put(sk);
+	}
+	if (test_and_clear_bit(QUIC_DEFER_KEY, &qs->deferred)) {
+		quic_key_fire(sk);
 		__sock_put(sk);
 	}
 }

@@ -284,6 +284,7 @@ static const struct { int opt, set; } one_way_options[] = {
 	{ QUIC_SOCKOPT_STREAM_OPEN, 0 },
 	{ QUIC_SOCKOPT_STREAM_RESET, 1 },
 	{ QUIC_SOCKOPT_STREAM_STOP_SENDING, 1 },
+	{ QUIC_SOCKOPT_KEY_UPDATE, 1 },
 };
 
 static int is_built(int optname)

@@ -11,5 +11,6 @@ int main(void)
 	tp_tests();
 	ack_ranges_tests();
 	flow_tests();
+	key_phase_tests();
 	return tap_done();
 }

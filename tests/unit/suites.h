@@ -8,5 +8,6 @@ void frame_tests(void);
 void tp_tests(void);
 void ack_ranges_tests(void);
 void flow_tests(void);
+void key_phase_tests(void);
 
 #endif
