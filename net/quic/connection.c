@@ -362,6 +362,27 @@ void quic_conn_close(struct sock *sk, u32 errcode, u8 frame_type, bool app)
 }
 
 /*
+ * Close the connection because of an error the peer made (a transport
+ * error code), or one of ours (INTERNAL_ERROR): the user learns it as
+ * EPROTO, or ECONNABORTED, once the data already received has been read;
+ * QUIC_SOCKOPT_CONNECTION_CLOSE tells the code sent.
+ */
+void quic_conn_abort(struct sock *sk, u32 errcode, u8 frame_type)
+{
+	int state = sk->sk_state;
+
+	if (state != QUIC_SS_CONNECTING && state != QUIC_SS_ESTABLISHED)
+		return;
+	/* The error before the state, so that whoever wakes sees both. */
+	WRITE_ONCE(sk->sk_err, errcode == QUIC_TRANSPORT_ERROR_INTERNAL ?
+		   ECONNABORTED : EPROTO);
+	sk->sk_shutdown = SHUTDOWN_MASK;
+	quic_conn_close(sk, errcode, frame_type, false);
+	sk_error_report(sk);
+	sk->sk_write_space(sk);
+}
+
+/*
  * The close the user asked for (close(), shutdown()): the error set with
  * QUIC_SOCKOPT_CONNECTION_CLOSE, an application close unless it carries a
  * TLS alert (a CRYPTO_ERROR, which is a transport error).

@@ -167,6 +167,7 @@ void quic_conn_established(struct sock *sk);
 void quic_conn_close(struct sock *sk, u32 errcode, u8 frame_type,
 		     bool app);
 void quic_conn_close_user(struct sock *sk);
+void quic_conn_abort(struct sock *sk, u32 errcode, u8 frame_type);
 void quic_conn_closing_rcv(struct sock *sk);
 void quic_conn_close_pending(struct sock *sk);
 void quic_conn_discard_space(struct sock *sk, u8 space);

@@ -361,7 +361,7 @@ static int quic_rcv_packet(struct sock *sk, struct sk_buff *skb,
 	return hdr.pkt_len;
 
 violation:
-	quic_conn_close(sk, terr, (u8)f.type, false);
+	quic_conn_abort(sk, terr, (u8)f.type);
 	return -EPROTO;
 }
 

@@ -63,8 +63,7 @@ static void quic_key_update_work(struct work_struct *work)
 		if (err) {
 			net_warn_ratelimited("quic: %p: next 1-RTT keys: %d\n",
 					     sk, err);
-			quic_conn_close(sk, QUIC_TRANSPORT_ERROR_INTERNAL, 0,
-					false);
+			quic_conn_abort(sk, QUIC_TRANSPORT_ERROR_INTERNAL, 0);
 		} else {
 			/* An automatic update may have waited for them. */
 			quic_output(sk);
@@ -223,7 +222,7 @@ bool quic_key_update_auto(struct sock *sk)
 				 QUIC_FRAME_PING);
 	if (packets < quic_kp_close_point(limit))
 		return false;
-	quic_conn_close(sk, QUIC_TRANSPORT_ERROR_AEAD_LIMIT_REACHED, 0, false);
+	quic_conn_abort(sk, QUIC_TRANSPORT_ERROR_AEAD_LIMIT_REACHED, 0);
 	return true;
 }
 
