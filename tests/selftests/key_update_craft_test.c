@@ -18,6 +18,7 @@
 
 #include "quic_conn.h"
 #include "craft.h"
+#include "sysctl_guard.h"
 
 #include <linux/tls.h>
 
@@ -26,61 +27,6 @@
 #define MAX_GEN		16	/* key generations prepared */
 #define SYSCTL_AEAD	"/proc/sys/net/quic/aead_integrity_limit"
 #define INTEGRITY_LIMIT	20
-
-/* ---- a sysctl changed for one test, restored even if the test dies ---- */
-
-static const char *guard_path;
-static char guard_old[32];
-static int guard_old_len;
-
-static void sysctl_restore(void)
-{
-	int fd;
-
-	if (!guard_path)
-		return;
-	fd = open(guard_path, O_WRONLY);
-	if (fd >= 0) {
-		if (write(fd, guard_old, guard_old_len) < 0)
-			guard_old_len = 0;
-		close(fd);
-	}
-	guard_path = NULL;
-}
-
-/* Async-signal-safe: open(), write() and close() only. */
-static void guard_signal(int sig)
-{
-	sysctl_restore();
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-static int sysctl_set(const char *path, const char *val)
-{
-	static const int sigs[] = { SIGALRM, SIGSEGV, SIGABRT, SIGBUS,
-				    SIGTERM, SIGINT };
-	int fd, n;
-	size_t i;
-
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -1;
-	n = read(fd, guard_old, sizeof(guard_old) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	guard_old_len = n;
-	guard_path = path;
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		signal(sigs[i], guard_signal);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -1;
-	n = write(fd, val, strlen(val));
-	close(fd);
-	return n == (int)strlen(val) ? 0 : -1;
-}
 
 /* ---- the peer ---- */
 
@@ -157,25 +103,10 @@ static int install_secret(int fd, int send, const uint8_t *secret)
 static ssize_t send_initial_crypto(int fd)
 {
 	struct quic_handshake_info info = { .crypto_level = QUIC_CRYPTO_INITIAL };
-	union {
-		char buf[CMSG_SPACE(sizeof(info))];
-		struct cmsghdr align;
-	} cbuf;
 	static const char hello[] = "not a ClientHello";
-	struct iovec iov = { (void *)hello, sizeof(hello) };
-	struct msghdr mh = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf.buf, .msg_controllen = sizeof(cbuf.buf),
-	};
-	struct cmsghdr *cmsg;
 
-	memset(&cbuf, 0, sizeof(cbuf));
-	cmsg = CMSG_FIRSTHDR(&mh);
-	cmsg->cmsg_level = SOL_QUIC;
-	cmsg->cmsg_type = QUIC_HANDSHAKE_INFO;
-	cmsg->cmsg_len = CMSG_LEN(sizeof(info));
-	memcpy(CMSG_DATA(cmsg), &info, sizeof(info));
-	return sendmsg(fd, &mh, 0);
+	return qsend_cmsg(fd, hello, sizeof(hello), QUIC_HANDSHAKE_INFO,
+			  &info, sizeof(info), 0);
 }
 
 static int key_update(int fd)

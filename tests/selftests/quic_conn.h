@@ -216,14 +216,14 @@ static inline void conn_close(struct conn *c)
 /* ---- stream data ---- */
 
 /*
- * sendmsg() with a QUIC_STREAM_INFO cmsg {sid, sflags} and @flags as the
- * message flags.  Returns what sendmsg() returns (-1 with errno).
+ * sendmsg() with one SOL_QUIC cmsg of @type carrying @dlen bytes of @data
+ * (at most a struct quic_stream_info), and @flags as the message flags.
+ * Returns what sendmsg() returns (-1 with errno).
  */
-static inline ssize_t qsend(int fd, const void *buf, size_t len, int64_t sid,
-			    uint32_t sflags, int flags)
+static inline ssize_t qsend_cmsg(int fd, const void *buf, size_t len,
+				 int type, const void *data, size_t dlen,
+				 int flags)
 {
-	struct quic_stream_info info = { .stream_id = sid,
-					 .stream_flags = sflags };
 	union {
 		char buf[CMSG_SPACE(sizeof(struct quic_stream_info))];
 		struct cmsghdr align;
@@ -231,17 +231,32 @@ static inline ssize_t qsend(int fd, const void *buf, size_t len, int64_t sid,
 	struct iovec iov = { (void *)buf, len };
 	struct msghdr mh = {
 		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf.buf, .msg_controllen = sizeof(cbuf.buf),
+		.msg_control = cbuf.buf, .msg_controllen = CMSG_SPACE(dlen),
 	};
 	struct cmsghdr *cmsg;
 
+	if (dlen > sizeof(struct quic_stream_info)) {
+		errno = EINVAL;
+		return -1;
+	}
 	memset(&cbuf, 0, sizeof(cbuf));
 	cmsg = CMSG_FIRSTHDR(&mh);
 	cmsg->cmsg_level = SOL_QUIC;
-	cmsg->cmsg_type = QUIC_STREAM_INFO;
-	cmsg->cmsg_len = CMSG_LEN(sizeof(info));
-	memcpy(CMSG_DATA(cmsg), &info, sizeof(info));
+	cmsg->cmsg_type = type;
+	cmsg->cmsg_len = CMSG_LEN(dlen);
+	memcpy(CMSG_DATA(cmsg), data, dlen);
 	return sendmsg(fd, &mh, flags);
+}
+
+/* sendmsg() on stream @sid with the stream flags @sflags. */
+static inline ssize_t qsend(int fd, const void *buf, size_t len, int64_t sid,
+			    uint32_t sflags, int flags)
+{
+	struct quic_stream_info info = { .stream_id = sid,
+					 .stream_flags = sflags };
+
+	return qsend_cmsg(fd, buf, len, QUIC_STREAM_INFO, &info, sizeof(info),
+			  flags);
 }
 
 /* Client stream ids: bidi 0, 4, 8 ...; uni 2, 6 ...  Server: +1. */
