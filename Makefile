@@ -25,6 +25,7 @@ userspace:
 	$(MAKE) -C libquic
 	$(MAKE) -C tools/quic-hq
 	$(MAKE) -C tests/selftests
+	$(MAKE) -C tests/interop/peers/quicgo
 
 unit:
 	$(MAKE) -C tests/unit check

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Shared helpers of tests/interop: TAP output, certificates, test files,
-# network namespaces with netem, servers and clients with time limits, and
-# cleanup.  Source it from bash; it sets up $IO_WORK and an EXIT trap.
+# network namespaces with netem, servers and clients with time limits,
+# sysctls set for a while, and cleanup.  Source it from bash; it sets up
+# $IO_WORK and an EXIT trap.
 #
 # Addresses: 10.99.0.1/24 + fd99::1/64 (server side) and 10.99.0.2/24 +
 # fd99::2/64 (client side) exist only inside the private namespaces made
@@ -13,6 +14,7 @@ IO_WORK=$(mktemp -d "${TMPDIR:-/tmp}/quic-interop.XXXXXX")
 IO_NS_PREFIX=qi$$
 IO_PIDS=()
 IO_NETNS=()
+IO_SYSCTLS=()	# "name=old value" of sysctls changed by io_sysctl
 IO_TAP_N=0
 IO_TAP_FAIL=0
 
@@ -56,6 +58,7 @@ io_cleanup() {
 	local ns
 	[ ${#IO_PIDS[@]} -gt 0 ] && io_kill "${IO_PIDS[@]}"
 	IO_PIDS=()
+	io_sysctl_restore
 	for ns in "${IO_NETNS[@]}"; do
 		ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
 		ip netns del "$ns" 2>/dev/null
@@ -157,6 +160,32 @@ io_check_files() {
 	[ $bad -eq 0 ] && return 0
 	echo "$bad of $total files missing or different"
 	return 1
+}
+
+# ---- sysctls ----------------------------------------------------------
+# io_sysctl NAME VALUE: set a sysctl of this (the initial) namespace, after
+# noting its value; io_sysctl_restore puts back every noted value (run by
+# the EXIT trap too, so an interrupted run leaves none changed).
+
+io_sysctl() {
+	local name=$1 value=$2 f old x
+	f=/proc/sys/${name//.//}
+	old=$(cat "$f") || return 1
+	for x in "${IO_SYSCTLS[@]}"; do
+		[ "${x%%=*}" = "$name" ] && old=		# noted already
+	done
+	[ -n "$old" ] && IO_SYSCTLS+=("$name=$old")
+	echo "$value" > "$f"
+}
+
+io_sysctl_restore() {
+	local x n
+	for x in "${IO_SYSCTLS[@]}"; do
+		n=${x%%=*}
+		echo "${x#*=}" > "/proc/sys/${n//.//}" 2>/dev/null ||
+			echo "interop: could not restore $n to ${x#*=}" >&2
+	done
+	IO_SYSCTLS=()
 }
 
 # ---- network namespaces -----------------------------------------------

@@ -194,6 +194,41 @@ int hq_path_is_safe(const char *path)
 	return 1;
 }
 
+/* A byte count: digits with an optional K, M or G (powers of 1024), at
+ * most 1 TB, more than 0.  Returns 0, or -1 for anything else.
+ */
+int hq_parse_size(const char *s, uint64_t *v)
+{
+	uint64_t n = 0, mult = 1;
+	const char *p = s;
+
+	if (*p < '0' || *p > '9')
+		return -1;
+	while (*p >= '0' && *p <= '9') {
+		n = n * 10 + (uint64_t)(*p++ - '0');
+		if (n > (1ULL << 40))
+			return -1;
+	}
+	switch (*p) {
+	case 'K':
+		mult = 1ULL << 10;
+		p++;
+		break;
+	case 'M':
+		mult = 1ULL << 20;
+		p++;
+		break;
+	case 'G':
+		mult = 1ULL << 30;
+		p++;
+		break;
+	}
+	if (*p || !n || n > (1ULL << 40) / mult)
+		return -1;
+	*v = n * mult;
+	return 0;
+}
+
 /* --alpn NAME: one of the two protocols quic-hq speaks. */
 static int parse_alpn(const char *s, const char **alpn)
 {
@@ -229,6 +264,12 @@ int hq_client_args(int argc, char **argv, struct hq_client_opts *o, char *err,
 			o->ca = argv[i];
 		} else if (!strcmp(a, "--insecure")) {
 			o->insecure = 1;
+		} else if (!strcmp(a, "--key-update")) {
+			if (++i == argc)
+				ERR("--key-update needs a byte count");
+			if (hq_parse_size(argv[i], &o->key_update))
+				ERR("--key-update %s: expected bytes (with K, M or G), "
+				    "more than 0", argv[i]);
 		} else if (!strcmp(a, "--out")) {
 			if (++i == argc)
 				ERR("--out needs a directory");
@@ -288,6 +329,14 @@ int hq_server_args(int argc, char **argv, struct hq_server_opts *o, char *err,
 			if (hq_parse_hostport(argv[i], o->host, o->port, err, errlen))
 				return -1;
 			listen = 1;
+			continue;
+		}
+		if (!strcmp(a, "--key-update")) {
+			if (++i == argc)
+				ERR("--key-update needs a byte count");
+			if (hq_parse_size(argv[i], &o->key_update))
+				ERR("--key-update %s: expected bytes (with K, M or G), "
+				    "more than 0", argv[i]);
 			continue;
 		}
 		if (!strcmp(a, "--cert"))

@@ -10,6 +10,8 @@
  * file; the end of a whole answer completes it, a stream reset
  * (QUIC_EVENT_STREAM_UPDATE) or a bad answer fails it.  With h3 a control
  * stream is opened first, and the server's unidirectional streams are read.
+ * Key updates (QUIC_EVENT_KEY_UPDATE) are counted; with --key-update BYTES
+ * one is asked for each time another BYTES of stream data have arrived.
  */
 
 #include <arpa/inet.h>
@@ -261,6 +263,26 @@ static int answer(const struct hq_client_opts *o, const struct hq_proto *p,
 	return ret > 0;
 }
 
+/* Before the summary: the key update events already queued (say, of an
+ * update our last ACKs started) are counted too.  What else is there goes.
+ */
+static void drain_events(int fd, struct hq_ku *ku)
+{
+	static uint8_t buf[4096];
+	int i;
+
+	for (i = 0; i < 1024; i++) {
+		uint32_t flags = MSG_DONTWAIT;
+		int64_t sid = -1;
+		ssize_t n = quic_recvmsg(fd, buf, sizeof(buf), &sid, &flags);
+
+		if (n < 0 || (!n && sid < 0 && !(flags & MSG_QUIC_STREAM_FIN)))
+			break;
+		if (flags & MSG_QUIC_NOTIFICATION)
+			hq_ku_event(ku, buf, (size_t)n);
+	}
+}
+
 int hq_client(struct hq_client_opts *o)
 {
 	struct quic_event_option ev = { QUIC_EVENT_STREAM_UPDATE, 1 };
@@ -268,7 +290,8 @@ int hq_client(struct hq_client_opts *o)
 	int fd, i, next = 0, inflight = 0, done = 0, failed = 0, ret = 1;
 	static uint8_t buf[65536];
 	struct hq_conn conn;
-	uint64_t bytes = 0;
+	uint64_t bytes = 0, received = 0;
+	struct hq_ku ku;
 	struct xfer *x;
 	double t0 = hq_now();
 
@@ -278,12 +301,14 @@ int hq_client(struct hq_client_opts *o)
 		return 1;
 	}
 	p->conn_init(&conn, 0);
+	hq_ku_init(&ku, o->key_update);
 	for (i = 0; i < o->nurls; i++)
 		x[i].out = -1;
 	fd = connect_to(&o->urls[0]);
 	if (fd < 0 || handshake(fd, o))
 		goto out;
 	setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_EVENT, &ev, sizeof(ev));
+	hq_key_update_events(fd, o->urls[0].host);
 	if (hq_open_control(fd, p, o->urls[0].host))
 		goto out;
 
@@ -328,6 +353,8 @@ int hq_client(struct hq_client_opts *o)
 		if (flags & MSG_QUIC_NOTIFICATION) {
 			int before = inflight;
 
+			if (hq_ku_event(&ku, buf, (size_t)n))
+				continue;
 			event(p, (char *)buf, n, x, o->nurls, &inflight);
 			done += before - inflight;
 			continue;
@@ -338,6 +365,8 @@ int hq_client(struct hq_client_opts *o)
 			fprintf(stderr, "quic-hq: connection closed by the server\n");
 			break;
 		}
+		received += (uint64_t)n;
+		hq_key_update(fd, &ku, received, o->urls[0].host);
 		if (sid >= 0 && (sid & QUIC_STREAM_TYPE_UNI_MASK)) {
 			char why[256];
 
@@ -363,11 +392,15 @@ int hq_client(struct hq_client_opts *o)
 			failed++;
 		}
 	}
+	drain_events(fd, &ku);
 	hq_close_code(fd, p);
-	printf("quic-hq client: %d/%d files, %llu bytes, %.3f s, %d streams\n",
-	       o->nurls - failed, o->nurls, (unsigned long long)bytes,
-	       hq_now() - t0, next);
-	ret = failed ? 1 : 0;
+	printf("quic-hq client: %d/%d files, %llu bytes, %.3f s, %d streams, "
+	       "key updates: %u", o->nurls - failed, o->nurls,
+	       (unsigned long long)bytes, hq_now() - t0, next, ku.events);
+	if (o->key_update)
+		printf(" (%u asked for)", ku.initiated);
+	printf("\n");
+	ret = failed || ku.err ? 1 : 0;
 out:
 	if (fd >= 0)
 		close(fd);

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* quic-hq: opening our HTTP/3 control stream, for client and server. */
+/* quic-hq: socket work shared by client and server: opening our HTTP/3
+ * control stream, the close code, key update events and requests.
+ */
 
 #include <errno.h>
 #include <stdio.h>
@@ -50,4 +52,31 @@ void hq_close_code(int fd, const struct hq_proto *p)
 	if (p->h3)
 		setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_CONNECTION_CLOSE, &cc,
 			   sizeof(cc));
+}
+
+int hq_key_update_events(int fd, const char *who)
+{
+	struct quic_event_option ev = { QUIC_EVENT_KEY_UPDATE, 1 };
+
+	if (setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_EVENT, &ev, sizeof(ev))) {
+		fprintf(stderr, "quic-hq: %s: cannot count key updates "
+			"(QUIC_EVENT_KEY_UPDATE): %s\n", who, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+void hq_key_update(int fd, struct hq_ku *k, uint64_t total, const char *who)
+{
+	int err = 0;
+
+	if (!hq_ku_due(k, total))
+		return;
+	if (setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_KEY_UPDATE, NULL, 0))
+		err = -errno;
+	hq_ku_result(k, total, err);
+	if (err && err != -EAGAIN)
+		fprintf(stderr, "quic-hq: %s: key update after %llu bytes "
+			"(QUIC_SOCKOPT_KEY_UPDATE) failed: %s; no more requested\n",
+			who, (unsigned long long)total, strerror(-err));
 }

@@ -27,6 +27,7 @@ struct hq_client_opts {
 	const char *ca;			/* NULL: system trust store */
 	int insecure;
 	const char *out;		/* output directory */
+	uint64_t key_update;		/* --key-update: bytes, 0: none */
 	int nurls;
 	struct hq_url urls[HQ_MAX_URLS];
 	char names[HQ_MAX_URLS][256];	/* output file names */
@@ -37,6 +38,19 @@ struct hq_server_opts {
 	char host[HQ_HOST_MAX];
 	char port[HQ_PORT_MAX];
 	const char *cert, *key, *root;
+	uint64_t key_update;		/* --key-update: bytes, 0: none */
+};
+
+/* --key-update BYTES: when to ask the kernel for a 1-RTT key update
+ * (QUIC_SOCKOPT_KEY_UPDATE), and the QUIC_EVENT_KEY_UPDATE count.
+ */
+struct hq_ku {
+	uint64_t every;		/* bytes between updates; 0: never ask */
+	uint64_t next;		/* ask once this many bytes have passed */
+	unsigned int initiated;	/* requests the kernel took */
+	unsigned int events;	/* QUIC_EVENT_KEY_UPDATE seen, either side's */
+	int phase;		/* the last event's key phase, -1: none yet */
+	int err;		/* errno of a failed request: asking stopped */
 };
 
 /* args.c: all return 0, or -1 with a message in err */
@@ -47,10 +61,17 @@ int hq_out_name(const char *path, char *name, size_t len);
 int hq_parse_request(const char *buf, size_t len, int fin, char *path,
 		     size_t pathlen);
 int hq_path_is_safe(const char *path);
+int hq_parse_size(const char *s, uint64_t *v);
 int hq_client_args(int argc, char **argv, struct hq_client_opts *o, char *err,
 		   size_t errlen);
 int hq_server_args(int argc, char **argv, struct hq_server_opts *o, char *err,
 		   size_t errlen);
+
+/* keyupdate.c: the schedule and event count, without a socket */
+void hq_ku_init(struct hq_ku *k, uint64_t every);
+int hq_ku_due(const struct hq_ku *k, uint64_t total);
+void hq_ku_result(struct hq_ku *k, uint64_t total, int err);
+int hq_ku_event(struct hq_ku *k, const void *buf, size_t len);
 
 int hq_client(struct hq_client_opts *o);
 int hq_server(struct hq_server_opts *o);

@@ -9,9 +9,10 @@
 #include "hq.h"
 
 static const char usage[] =
-"usage: quic-hq server [--alpn A] --listen ADDR:PORT --cert FILE --key FILE\n"
-"                      --root DIR\n"
-"       quic-hq client [--alpn A] [--ca FILE | --insecure] [--out DIR] URL...\n"
+"usage: quic-hq server [--alpn A] [--key-update BYTES] --listen ADDR:PORT\n"
+"                      --cert FILE --key FILE --root DIR\n"
+"       quic-hq client [--alpn A] [--key-update BYTES] [--ca FILE | --insecure]\n"
+"                      [--out DIR] URL...\n"
 "\n"
 "Files over QUIC, on the kernel's IPPROTO_QUIC sockets and libquic, with\n"
 "ALPN A: \"" HQ_ALPN "\" (HTTP/0.9, the default) or \"" HQ_ALPN_H3 "\" (HTTP/3, with\n"
@@ -25,15 +26,28 @@ static const char usage[] =
 "        " HQ_ALPN_H3 ": GET and HEAD get status 200 and content-length; a\n"
 "        missing file or a path leaving DIR gets 404, other methods 405; a\n"
 "        malformed request gets the stream reset.\n"
-"        Prints one line per connection: bytes, seconds, streams.\n"
+"        Prints one line per connection: bytes, seconds, streams, key\n"
+"        updates.\n"
 "client  downloads every URL (https://HOST[:PORT]/PATH, all on the same\n"
 "        host and port) over one connection, one stream each, all at once,\n"
 "        into DIR (default .) under the path's last name.  The server\n"
 "        certificate is checked against the system trust store, or --ca\n"
 "        FILE; --insecure checks nothing.  A file fails on a reset stream,\n"
 "        and with " HQ_ALPN_H3 " on a status other than 200 or a malformed or\n"
-"        short answer.  Prints one line: files, bytes, seconds, streams.\n"
-"        Exit status 0 only if every file arrived whole.\n";
+"        short answer.  Prints one line: files, bytes, seconds, streams,\n"
+"        key updates.  Exit status 0 only if every file arrived whole (and\n"
+"        no key update asked for failed).\n"
+"\n"
+"Both count the connection's 1-RTT key updates, ours and the peer's\n"
+"(QUIC_EVENT_KEY_UPDATE): \"key updates: N\".  --key-update BYTES (K, M, G:\n"
+"powers of 1024) asks the kernel for one (QUIC_SOCKOPT_KEY_UPDATE) each\n"
+"time another BYTES of stream data have arrived (client) or been sent\n"
+"(server, per connection); one the kernel cannot start yet (EAGAIN: the\n"
+"handshake is not confirmed or our last update not acknowledged) is asked\n"
+"for again at the next chunk, any other error is printed and ends the\n"
+"asking.  The summary then adds \"(M asked for)\", the requests the kernel\n"
+"took.  Updates the kernel starts by itself (sysctl\n"
+"net.quic.key_update_packets) count in N only.\n";
 
 int main(int argc, char **argv)
 {

@@ -119,5 +119,14 @@ int hq_open_control(int fd, const struct hq_proto *p, const char *who);
  * error code (h3: H3_NO_ERROR).
  */
 void hq_close_code(int fd, const struct hq_proto *p);
+/* control.c: turn on QUIC_EVENT_KEY_UPDATE on fd; 0, or -1 with a message
+ * naming who.
+ */
+int hq_key_update_events(int fd, const char *who);
+/* control.c: with total bytes so far, ask the kernel for the key update
+ * that k says is due, if one is; a failure other than EAGAIN is printed,
+ * naming who, and ends the asking.
+ */
+void hq_key_update(int fd, struct hq_ku *k, uint64_t total, const char *who);
 
 #endif /* QUIC_HQ_PROTO_H */

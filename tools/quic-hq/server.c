@@ -11,6 +11,9 @@
  * read every chunk that is there (each belongs to a stream's request), then
  * give every stream that has a file to send one chunk, without blocking
  * (MSG_DONTWAIT, MSG_QUIC_STREAM_DONTWAIT: a stream out of credit waits).
+ * Key updates (QUIC_EVENT_KEY_UPDATE, turned on in the listener, which
+ * passes it on) are counted per connection; with --key-update BYTES one is
+ * asked for each time another BYTES of stream data have been sent.
  */
 
 #include <errno.h>
@@ -54,7 +57,9 @@ struct conn {
 	const char *root;	/* resolved --root */
 	char peer[NI_MAXHOST + NI_MAXSERV + 8];
 	struct req *reqs;
-	uint64_t bytes;
+	uint64_t bytes;		/* of files */
+	uint64_t sent;		/* all stream data */
+	struct hq_ku ku;
 	int streams;
 	char buf[HQ_CHUNK];
 };
@@ -166,6 +171,8 @@ static int read_some(struct conn *c)
 			return 0;
 		if (n < 0)
 			return -1;
+		if (flags & MSG_QUIC_NOTIFICATION)
+			hq_ku_event(&c->ku, c->buf, (size_t)n);
 		if (flags & (MSG_QUIC_NOTIFICATION | MSG_QUIC_DATAGRAM))
 			continue;
 		if (!n && sid < 0 && !(flags & MSG_QUIC_STREAM_FIN))
@@ -222,6 +229,7 @@ static int send_some(struct conn *c, int *sending)
 		progress++;
 		/* count the file's bytes, not the head's */
 		c->bytes += (uint64_t)n - (k < (size_t)n ? k : (size_t)n);
+		c->sent += (uint64_t)n;
 		r->off += n;
 		if ((size_t)n == want && (flags & MSG_QUIC_STREAM_FIN))
 			req_done(c, r);		/* all sent, with FIN */
@@ -242,6 +250,7 @@ static void *serve(void *arg)
 			strerror(-err));
 		goto out;
 	}
+	hq_key_update_events(c->fd, c->peer);
 	if (hq_open_control(c->fd, c->p, c->peer))
 		goto out;
 	for (;;) {
@@ -251,6 +260,7 @@ static void *serve(void *arg)
 		progress = send_some(c, &sending);
 		if (progress < 0)
 			break;
+		hq_key_update(c->fd, &c->ku, c->sent, c->peer);
 		n = poll(&pfd, 1, progress ? 0 : sending ? HQ_BUSY_MS : HQ_IDLE_MS);
 		if (n < 0 && errno != EINTR)
 			break;
@@ -260,8 +270,12 @@ static void *serve(void *arg)
 			break;
 	}
 	hq_close_code(c->fd, c->p);
-	printf("quic-hq server: %s: %llu bytes, %.3f s, %d streams\n", c->peer,
-	       (unsigned long long)c->bytes, hq_now() - t0, c->streams);
+	printf("quic-hq server: %s: %llu bytes, %.3f s, %d streams, "
+	       "key updates: %u", c->peer, (unsigned long long)c->bytes,
+	       hq_now() - t0, c->streams, c->ku.events);
+	if (c->ku.every)
+		printf(" (%u asked for)", c->ku.initiated);
+	printf("\n");
 	fflush(stdout);
 out:
 	while (c->reqs)
@@ -275,6 +289,7 @@ out:
 int hq_server(struct hq_server_opts *o)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_DGRAM, .ai_flags = AI_PASSIVE };
+	struct quic_event_option kev = { QUIC_EVENT_KEY_UPDATE, 1 };
 	struct addrinfo *res;
 	static char root[PATH_MAX];
 	int lfd, ret;
@@ -293,6 +308,9 @@ int hq_server(struct hq_server_opts *o)
 		return 1;
 	}
 	lfd = socket(res->ai_family, SOCK_DGRAM, IPPROTO_QUIC);
+	/* accepted sockets inherit it: no update goes uncounted */
+	if (lfd >= 0)
+		setsockopt(lfd, SOL_QUIC, QUIC_SOCKOPT_EVENT, &kev, sizeof(kev));
 	if (lfd < 0 ||
 	    setsockopt(lfd, SOL_QUIC, QUIC_SOCKOPT_ALPN, o->alpn, strlen(o->alpn)) ||
 	    bind(lfd, res->ai_addr, res->ai_addrlen) || listen(lfd, 128)) {
@@ -329,6 +347,7 @@ int hq_server(struct hq_server_opts *o)
 		}
 		c->fd = fd;
 		c->o = o;
+		hq_ku_init(&c->ku, o->key_update);
 		c->p = hq_proto_find(o->alpn);
 		c->p->conn_init(&c->hc, 1);
 		c->root = root;

@@ -3,7 +3,9 @@
 """hq-interop (HTTP/0.9) client and server on aioquic, for tests/interop.
 
   aioquic_hq.py server --listen ADDR:PORT --cert F --key F --root DIR [--alpn A]
-  aioquic_hq.py client [--ca F | --insecure] --out DIR [--alpn A] URL...
+                       [--key-update BYTES]
+  aioquic_hq.py client [--ca F | --insecure] --out DIR [--alpn A]
+                       [--key-update BYTES] URL...
   aioquic_hq.py spawner --dir DIR     (see spawner(); used by tests/interop)
 
 hq-interop: the client sends "GET /path\\r\\n" on a new bidirectional stream
@@ -11,6 +13,17 @@ with FIN, the server answers with the file's bytes and FIN, or resets the
 stream.  "--alpn h3" speaks HTTP/3 instead (for Debian's ngtcp2 examples,
 which know only h3).  The client fetches all URLs at once over one connection
 and exits 0 only if every file arrived whole (FIN, no reset, status 200).
+
+--key-update BYTES (K, M, G: powers of 1024): request a 1-RTT key update
+(QuicConnection.request_key_update()) each time another BYTES of stream data
+have arrived (client) or left in packets (server, per connection); 0 requests
+none.  Either way the key updates of the connection are counted from a qlog
+trace (QuicConfiguration.quic_logger; only key updates and the stream bytes
+of sent packets are kept), and printed at its end (client: stdout; server:
+stderr, when the connection is over):
+  key updates: initiated N, seen M, asked for R
+initiated: ours (qlog key_updated, trigger local_update), seen: the peer's
+(trigger remote_update), asked for: our request_key_update() calls.
 """
 
 import argparse
@@ -27,6 +40,7 @@ from aioquic.h3.events import DataReceived, HeadersReceived
 from aioquic.quic.configuration import QuicConfiguration
 from aioquic.quic.events import (ConnectionTerminated, HandshakeCompleted,
                                  StreamDataReceived, StreamReset)
+from aioquic.quic.logger import QuicLogger, QuicLoggerTrace
 
 HQ = "hq-interop"
 WINDOW = 16 << 20
@@ -41,8 +55,101 @@ def split_hostport(s):
     return host.strip("[]"), int(port)
 
 
+def size(s):
+    """BYTES with an optional K, M or G (powers of 1024)."""
+    mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(s[-1:], 1)
+    n = int(s[:-1] if mult > 1 else s)
+    if n < 0:
+        raise ValueError(s)
+    return n * mult
+
+
+class KeyTrace(QuicLoggerTrace):
+    """A qlog trace that keeps only counts: key updates, and the stream
+    bytes sent (each stream's highest offset in a sent packet, so that
+    retransmissions do not count twice).  Each update logs one
+    security:key_updated per direction's 1-RTT secret; the server's one is
+    counted."""
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        self.initiated = 0
+        self.seen = 0
+        self.sent = 0
+        self.ends = {}
+        self.owner = None
+
+    def log_event(self, *, category, event, data):
+        if category == "security" and event == "key_updated":
+            if data.get("key_type") == "server_1rtt_secret":
+                if data.get("trigger") == "local_update":
+                    self.initiated += 1
+                elif data.get("trigger") == "remote_update":
+                    self.seen += 1
+        elif category == "transport" and event == "packet_sent":
+            for f in data.get("frames", ()):
+                if f.get("frame_type") == "stream":
+                    end = f["offset"] + f["length"]
+                    old = self.ends.get(f["stream_id"], 0)
+                    if end > old:
+                        self.sent += end - old
+                        self.ends[f["stream_id"]] = end
+
+
+class KeyLogger(QuicLogger):
+    """Hands out KeyTraces; a connection's protocol claims the trace its
+    QuicConnection started (claim())."""
+
+    def __init__(self):
+        super().__init__()
+        self.traces = []
+
+    def start_trace(self, is_client, odcid):
+        t = KeyTrace(is_client=is_client, odcid=odcid)
+        self.traces.append(t)
+        return t
+
+    def end_trace(self, trace):
+        pass		# keep the counts, nothing else is stored
+
+    def claim(self, owner):
+        """The newest trace nobody has claimed.  The QuicConnection starts
+        its trace when it is made, and the protocol is made right after it,
+        in the same call of the event loop."""
+        for t in reversed(self.traces):
+            if t.owner is None:
+                t.owner = owner
+                return t
+        raise RuntimeError("no qlog trace for this connection")
+
+
+class KeyUpdates:
+    """--key-update BYTES of one connection: a request each time the
+    connection's bytes pass another multiple of BYTES (0: never)."""
+
+    def __init__(self, every, trace):
+        self.every = every
+        self.next = every
+        self.asked = 0
+        self.trace = trace
+
+    def due(self, quic, total):
+        if not self.every or total < self.next:
+            return False
+        quic.request_key_update()
+        self.asked += 1
+        self.next = (total // self.every + 1) * self.every
+        return True
+
+    def summary(self):
+        return "key updates: initiated %d, seen %d, asked for %d" % (
+            self.trace.initiated, self.trace.seen, self.asked)
+
+
 class Server(QuicConnectionProtocol):
     root = "."
+    key_update = None	# bytes between key updates, None: no counting
+    logger = None
 
     def __init__(self, *a, **kw):
         super().__init__(*a, **kw)
@@ -51,6 +158,15 @@ class Server(QuicConnectionProtocol):
         self.start = time.monotonic()
         self.sent = 0
         self.streams = 0
+        self.ku = None
+        if self.key_update is not None:
+            self.ku = KeyUpdates(self.key_update, self.logger.claim(self))
+
+    def transmit(self):
+        super().transmit()
+        # the bytes that left: time for a key update?
+        if self.ku and self.ku.due(self._quic, self.ku.trace.sent):
+            super().transmit()
 
     def file(self, path):
         """The bytes to answer path with, or None."""
@@ -70,9 +186,11 @@ class Server(QuicConnectionProtocol):
             if ev.alpn_protocol == "h3":
                 self.h3 = H3Connection(self._quic)
         elif isinstance(ev, ConnectionTerminated):
-            log("server: %d bytes, %.3f s, %d streams, closed: 0x%x %s" %
+            log("server: %d bytes, %.3f s, %d streams, closed: 0x%x%s%s" %
                 (self.sent, time.monotonic() - self.start, self.streams,
-                 ev.error_code, ev.reason_phrase))
+                 ev.error_code,
+                 " " + ev.reason_phrase if ev.reason_phrase else "",
+                 "; " + self.ku.summary() if self.ku else ""))
         if self.h3 is not None:
             for h in self.h3.handle_event(ev):
                 if isinstance(h, HeadersReceived):
@@ -115,12 +233,19 @@ class Server(QuicConnectionProtocol):
 
 
 class Client(QuicConnectionProtocol):
+    key_update = None	# bytes between key updates, None: no counting
+    logger = None
+
     def __init__(self, *a, **kw):
         super().__init__(*a, **kw)
         self.h3 = None
         self.files = {}		# stream id -> [path, file, bytes, status]
         self.done = asyncio.get_running_loop().create_future()
         self.error = None
+        self.received = 0	# stream bytes, all streams
+        self.ku = None
+        if self.key_update is not None:
+            self.ku = KeyUpdates(self.key_update, self.logger.claim(self))
 
     def request(self, urls, out):
         for u in urls:
@@ -163,6 +288,10 @@ class Client(QuicConnectionProtocol):
             self.finish(sid, "ok")
 
     def quic_event_received(self, ev):
+        if isinstance(ev, StreamDataReceived):
+            self.received += len(ev.data)
+            if self.ku and self.ku.due(self._quic, self.received):
+                self.transmit()
         # h3 must see the server's first streams, which may come before
         # connect() returns
         if isinstance(ev, HandshakeCompleted) and ev.alpn_protocol == "h3":
@@ -201,6 +330,9 @@ async def run_server(a):
                             idle_timeout=a.idle_timeout)
     cfg.load_cert_chain(a.cert, a.key)
     Server.root = os.path.realpath(a.root)
+    if a.key_update is not None:
+        Server.key_update = a.key_update
+        Server.logger = cfg.quic_logger = KeyLogger()
     await serve(host, port, configuration=cfg, create_protocol=Server)
     log("server: listening on %s port %d, ALPN %s" % (host, port, a.alpn))
     await asyncio.Future()
@@ -220,6 +352,9 @@ async def run_client(a):
         cfg.load_verify_locations(a.ca)
     if a.sni:
         cfg.server_name = a.sni
+    if a.key_update is not None:
+        Client.key_update = a.key_update
+        Client.logger = cfg.quic_logger = KeyLogger()
     os.makedirs(a.out, exist_ok=True)
     t0 = time.monotonic()
     made = []
@@ -248,6 +383,8 @@ async def run_client(a):
     print("aioquic client: %d/%d files, %d bytes, %.3f s, %.1f MB/s" %
           (ok, len(urls), nbytes, dt, nbytes / dt / 1e6 if dt else 0),
           flush=True)
+    if proto.ku:
+        print("aioquic client: " + proto.ku.summary(), flush=True)
     if proto.error and ok < len(urls):
         log("client: " + proto.error)
     return 0 if ok == len(urls) else 1
@@ -338,6 +475,10 @@ def main(argv=None):
     for x in (s, c):
         x.add_argument("--alpn", default=HQ, help="hq-interop (default) or h3")
         x.add_argument("--idle-timeout", type=float, default=30.0)
+        x.add_argument("--key-update", type=size, metavar="BYTES",
+                       help="request a key update every BYTES (K, M, G) "
+                       "of stream data received (client) or sent (server); "
+                       "0: none, only count them")
     z = sub.add_parser("spawner", help="fork clients and servers on request")
     z.add_argument("--dir", required=True)
     a = p.parse_args(argv)

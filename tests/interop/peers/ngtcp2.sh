@@ -4,8 +4,13 @@
 # aioquic_hq.py, for tests/interop:
 #
 #   ngtcp2.sh server --listen ADDR:PORT --cert F --key F --root DIR
-#   ngtcp2.sh client [--ca F | --insecure] --out DIR URL...
+#   ngtcp2.sh client [--ca F | --insecure] [--key-update DURATION] --out DIR URL...
 #   ngtcp2.sh alpn        prints the ALPN the binaries speak
+#
+# --key-update DURATION is gtlsclient's --key-update=DURATION: one 1-RTT key
+# update (RFC 9001 6), DURATION after the handshake completed (ngtcp2's
+# duration syntax: a number with h, m, s, ms, us or ns; no unit: seconds).
+# It counts nothing: the peer has to tell whether the update happened.
 #
 # What Debian ships (ngtcp2-server/ngtcp2-client 1.11, GnuTLS backend):
 #   /usr/sbin/gtlsserver  ADDR PORT KEY CERT, -d DIR serves files
@@ -81,9 +86,10 @@ server() {
 }
 
 client() {
-	local out=. urls=() u first= host port
+	local out=. urls=() u first= host port opts=()
 	while [ $# -gt 0 ]; do
 		case $1 in
+		--key-update) opts+=("--key-update=$2"); shift 2 ;;
 		--ca) echo "ngtcp2.sh: gtlsclient cannot check certificates; --ca $2 ignored" >&2
 		      shift 2 ;;
 		--insecure) shift ;;
@@ -106,7 +112,7 @@ client() {
 	esac
 	mkdir -p "$out" || exit 2
 	"$NGTCP2_CLIENT" --quiet --exit-on-all-streams-close --download="$out" \
-		"$host" "$port" "${urls[@]}"
+		"${opts[@]}" "$host" "$port" "${urls[@]}"
 	local rc=$? missing=0 name
 	for u in "${urls[@]}"; do
 		u=${u%%#*}		# gtlsclient's file name (see above)
@@ -125,5 +131,5 @@ case ${1:-} in
 server) shift; server "$@" ;;
 client) shift; client "$@" ;;
 alpn) echo "$NGTCP2_ALPN" ;;
-*) sed -n '3,8p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+*) sed -n '3,13p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Host tests of quic-hq's argument, URL and request parsing (TAP). */
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/quic.h>
 
 #include "../hq.h"
 
@@ -153,6 +155,69 @@ int main(void)
 		   hq_server_args(9, s1, &so, err, sizeof(err)),
 		   "server --alpn h3, hq-interop by default; unknown or missing "
 		   "ALPN refused");
+	}
+	{
+		char *c1[] = { "--key-update", "1M", "https://h/a" };
+		char *c2[] = { "https://h/a", "--key-update" };
+		char *c3[] = { "--key-update", "0", "https://h/a" };
+		char *s1[] = { "--listen", "[::1]:4433", "--cert", "c", "--key", "k",
+			       "--root", "/srv", "--key-update", "65536" };
+		char *s2[] = { "--listen", "[::1]:4433", "--cert", "c", "--key", "k",
+			       "--root", "/srv", "--key-update", "1X" };
+		uint64_t v = 0;
+
+		ok(!hq_parse_size("1", &v) && v == 1 &&
+		   !hq_parse_size("64K", &v) && v == 65536 &&
+		   !hq_parse_size("3M", &v) && v == 3 << 20 &&
+		   !hq_parse_size("2G", &v) && v == 2ULL << 30 &&
+		   !hq_parse_size("1024G", &v) && v == 1ULL << 40 &&
+		   hq_parse_size("1025G", &v) && hq_parse_size("0", &v) &&
+		   hq_parse_size("", &v) && hq_parse_size("-1", &v) &&
+		   hq_parse_size("1k", &v) && hq_parse_size("1MB", &v) &&
+		   hq_parse_size("99999999999999999999999", &v),
+		   "byte counts: digits with K, M, G; 0, too big and junk refused");
+		ok(!hq_client_args(3, c1, &co, err, sizeof(err)) &&
+		   co.key_update == 1 << 20 &&
+		   !hq_client_args(1, c1 + 2, &co, err, sizeof(err)) &&
+		   !co.key_update &&
+		   hq_client_args(2, c2, &co, err, sizeof(err)) &&
+		   hq_client_args(3, c3, &co, err, sizeof(err)) &&
+		   strstr(err, "--key-update") &&
+		   !hq_server_args(10, s1, &so, err, sizeof(err)) &&
+		   so.key_update == 65536 &&
+		   !hq_server_args(8, s1, &so, err, sizeof(err)) && !so.key_update &&
+		   hq_server_args(10, s2, &so, err, sizeof(err)) &&
+		   hq_server_args(9, s1, &so, err, sizeof(err)),
+		   "--key-update BYTES for client and server, off by default; "
+		   "missing or bad values refused");
+	}
+	{
+		struct hq_ku k;
+		unsigned char ev[2] = { QUIC_EVENT_KEY_UPDATE, 1 };
+		unsigned char other[2] = { QUIC_EVENT_STREAM_UPDATE, 1 };
+		int good;
+
+		hq_ku_init(&k, 1000);
+		good = !hq_ku_due(&k, 999) && hq_ku_due(&k, 1000);
+		hq_ku_result(&k, 1000, -EAGAIN);	/* not yet */
+		good = good && hq_ku_due(&k, 1500) && !k.initiated;
+		hq_ku_result(&k, 3500, 0);	/* taken late: next at 4000 */
+		good = good && k.initiated == 1 && !hq_ku_due(&k, 3999) &&
+		       hq_ku_due(&k, 4000);
+		hq_ku_result(&k, 4000, 0);
+		good = good && k.initiated == 2 && !hq_ku_due(&k, 4999);
+		hq_ku_result(&k, 5000, -ENOPROTOOPT);
+		good = good && k.err == ENOPROTOOPT && !hq_ku_due(&k, 9000) &&
+		       k.initiated == 2;
+		ok(good, "key update schedule: every BYTES, EAGAIN asks again, "
+		   "a late one moves the next, an error stops it");
+		hq_ku_init(&k, 0);
+		ok(!hq_ku_due(&k, 1ULL << 40) && k.phase == -1 &&
+		   hq_ku_event(&k, ev, 2) && k.events == 1 && k.phase == 1 &&
+		   !hq_ku_event(&k, other, 2) && !hq_ku_event(&k, ev, 1) &&
+		   k.events == 1,
+		   "key update events counted, others and short ones not; "
+		   "no --key-update, never due");
 	}
 	printf("1..%d\n", n);
 	return failed ? 1 : 0;
