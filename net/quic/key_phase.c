@@ -126,7 +126,6 @@ bool quic_kp_want_ack(struct quic_key_phase *kp)
 void quic_kp_commit(struct quic_key_phase *kp, u64 first_rx, u64 now,
 		    u64 pto)
 {
-	kp->phase ^= 1;
 	kp->updates++;
 	kp->tx_first_pn = QUIC_PN_NONE;
 	kp->confirmed_at = 0;

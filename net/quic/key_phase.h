@@ -51,7 +51,6 @@ struct quic_key_phase {
 	u64	confirmed_at;	/* when an ACK covered tx_first_pn; 0: not yet */
 	u64	discard_at;	/* when the previous rx keys go; 0: not set */
 	u32	updates;	/* key updates so far, ours and the peer's */
-	u8	phase;		/* Key Phase bit of the current keys */
 	bool	rx_acked;	/* we acked rx_first_pn with the current keys */
 	bool	prev_keys;	/* the previous receive keys are still held */
 	bool	probed;		/* asked for an ACK of the current phase */

@@ -89,7 +89,7 @@ static int quic_key_update_commit(struct sock *sk, u64 first_rx)
 		return err;
 	quic_kp_commit(kp, first_rx, quic_now(), quic_key_update_pto(qs));
 	QUIC_INC_STATS(KEY_UPDATE, 1);
-	phase = kp->phase;
+	phase = quic_crypto_key_phase(&qs->crypto);	/* the bit we send */
 	quic_event_queue(sk, QUIC_EVENT_KEY_UPDATE, &phase, sizeof(phase));
 	quic_timer_key(sk, quic_kp_discard_deadline(kp));
 	quic_queue_work(sk, &qs->key_work);

@@ -88,7 +88,8 @@ static void quic_conn_show(struct seq_file *seq, struct sock *sk)
 		   READ_ONCE(st->rx_read), READ_ONCE(sk->sk_wmem_queued),
 		   atomic_read(&sk->sk_rmem_alloc), READ_ONCE(app->next_pn),
 		   READ_ONCE(app->largest_acked),
-		   READ_ONCE(qs->key_phase.phase),
+		   /* each update flips the phase: no crypto state unlocked */
+		   READ_ONCE(qs->key_phase.updates) & 1,
 		   READ_ONCE(qs->key_phase.updates));
 }
 

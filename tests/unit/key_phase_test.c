@@ -50,7 +50,7 @@ static void test_initiate(void)
 
 	tap_begin("key phase: §6.1 our update, then none until it is acked");
 	quic_kp_commit(&kp, QUIC_PN_NONE, T0 + 3 * MS, PTO);
-	EXPECT_EQ(kp.phase, 1);
+	EXPECT_EQ(kp.updates & 1, 1);	/* the phase bit crypto.c flips */
 	EXPECT_EQ(kp.updates, 1);
 	EXPECT_EQ(quic_kp_may_initiate(&kp, true), -EAGAIN);
 	quic_kp_on_sent(&kp, 5, QUIC_PN_NONE);
@@ -99,7 +99,7 @@ static void test_peer_update(void)
 		EXPECT_EQ(quic_kp_on_received(&kp, QUIC_CRYPTO_KEY_NEXT, pn,
 					      now, PTO), QUIC_KP_UPDATE);
 		quic_kp_commit(&kp, pn, now, PTO);
-		EXPECT_EQ(kp.phase, i & 1);
+		EXPECT_EQ(kp.updates & 1, i & 1);
 		EXPECT_EQ(kp.updates, i);
 		EXPECT_EQ(kp.rx_first_pn, pn);
 		EXPECT_EQ(quic_kp_discard_deadline(&kp), now + 3 * PTO);
