@@ -547,15 +547,17 @@ static void check_clean(struct peer *p)
 }
 
 /*
- * What the kernel socket shows after the kernel itself closed the
- * connection with transport error @code because of the peer:
- * QUIC_SOCKOPT_CONNECTION_CLOSE gives the code, poll() reports the end of
+ * The kernel closed the connection with transport error @code because of
+ * the peer: its CONNECTION_CLOSE @k (@closed: 0 if one came, as
+ * wait_close() returns) carries the code as a transport close, and its
+ * socket shows it: QUIC_SOCKOPT_CONNECTION_CLOSE gives the code, poll() reports the end of
  * the connection and the error (POLLIN, POLLRDHUP and POLLERR), and
  * recvmsg() fails with EPROTO after the events queued before, then
  * returns 0, end of file.  (A close by the peer with an error reads as
  * ECONNRESET instead; see close_test.)
  */
-static void check_local_close(struct peer *p, uint32_t code)
+static void check_local_close(struct peer *p, const struct kpkt *k,
+			      int closed, uint32_t code)
 {
 	struct quic_connection_close cc;
 	socklen_t len = sizeof(cc);
@@ -564,6 +566,14 @@ static void check_local_close(struct peer *p, uint32_t code)
 	ssize_t n;
 	int ev;
 
+	if (closed) {
+		CHECK(0);	/* wait_close() said why */
+	} else if (k->close_err != code || k->close_app) {
+		printf("# closed with %#llx%s, want %#x\n",
+		       (unsigned long long)k->close_err,
+		       k->close_app ? " (application)" : "", code);
+		CHECK(0);
+	}
 	memset(&cc, 0, sizeof(cc));
 	CHECK_OK(getsockopt(p->kfd, SOL_QUIC, QUIC_SOCKOPT_CONNECTION_CLOSE,
 			    &cc, &len));
@@ -710,20 +720,10 @@ static void test_peer_updates_twice(int family)
 	}
 	if (sent > 1)
 		printf("# %d PINGs of generation 2 before the close\n", sent);
-	if (!closed) {
-		if (k.close_err != QUIC_TRANSPORT_ERROR_KEY_UPDATE ||
-		    k.close_app) {
-			printf("# closed with %#llx%s, want KEY_UPDATE_ERROR\n",
-			       (unsigned long long)k.close_err,
-			       k.close_app ? " (application)" : "");
-			CHECK(0);
-		}
-	} else {
+	if (closed)
 		printf("# no CONNECTION_CLOSE after %d PINGs of generation 2\n",
 		       sent);
-		CHECK(0);
-	}
-	check_local_close(&p, QUIC_TRANSPORT_ERROR_KEY_UPDATE);
+	check_local_close(&p, &k, closed, QUIC_TRANSPORT_ERROR_KEY_UPDATE);
 out:
 	peer_close(&p);
 }
@@ -784,17 +784,8 @@ static void test_integrity_limit(int family)
 	/* Still up: a good packet is acknowledged, nothing closes. */
 	CHECK(ping_until_acked(&p, 0, &k) == 1);
 	CHECK(!peer_send_pn(&p, 0, p.next_pn++, frames, sizeof(frames), 1));
-	if (!wait_close(&p, &k, WAIT_MS)) {
-		if (k.close_err != QUIC_TRANSPORT_ERROR_AEAD_LIMIT_REACHED ||
-		    k.close_app) {
-			printf("# closed with %#llx, want AEAD_LIMIT_REACHED\n",
-			       (unsigned long long)k.close_err);
-			CHECK(0);
-		}
-	} else {
-		CHECK(0);
-	}
-	check_local_close(&p, QUIC_TRANSPORT_ERROR_AEAD_LIMIT_REACHED);
+	check_local_close(&p, &k, wait_close(&p, &k, WAIT_MS),
+			  QUIC_TRANSPORT_ERROR_AEAD_LIMIT_REACHED);
 out:
 	peer_close(&p);
 	sysctl_restore();
@@ -873,18 +864,10 @@ static void test_old_phase_ack_of_new(int family)
 	n += cr_put_padding(buf + n, 8);
 	CHECK(p.tx_gen == 0);
 	CHECK(peer_send(&p, buf, n, 0) != CR_PN_NONE);
-	if (!wait_close(&p, &k, WAIT_MS)) {
-		if (k.close_err != QUIC_TRANSPORT_ERROR_KEY_UPDATE ||
-		    k.close_app) {
-			printf("# ACK of %llu in phase 0: closed with %#llx, want KEY_UPDATE_ERROR\n",
-			       (unsigned long long)ping_pn,
-			       (unsigned long long)k.close_err);
-			CHECK(0);
-		}
-	} else {
-		CHECK(0);
-	}
-	check_local_close(&p, QUIC_TRANSPORT_ERROR_KEY_UPDATE);
+	printf("# the kernel's PING %llu acknowledged in phase 0\n",
+	       (unsigned long long)ping_pn);
+	check_local_close(&p, &k, wait_close(&p, &k, WAIT_MS),
+			  QUIC_TRANSPORT_ERROR_KEY_UPDATE);
 out:
 	peer_close(&p);
 }
@@ -909,22 +892,6 @@ static const struct conn_test tests[] = {
 
 int main(void)
 {
-	char old[32] = "";
-	int fd, n, ret;
-
-	/* The parent puts the sysctl back too, whatever became of a test. */
-	fd = open(SYSCTL_AEAD, O_RDONLY);
-	n = fd >= 0 ? read(fd, old, sizeof(old) - 1) : -1;
-	if (fd >= 0)
-		close(fd);
-	ret = conn_tests_main(tests, sizeof(tests) / sizeof(tests[0]));
-	if (n > 0) {
-		fd = open(SYSCTL_AEAD, O_WRONLY);
-		if (fd >= 0) {
-			if (write(fd, old, n) != n)
-				ret = 1;
-			close(fd);
-		}
-	}
-	return ret;
+	return sysctl_guarded_main(SYSCTL_AEAD, tests,
+				   sizeof(tests) / sizeof(tests[0]));
 }

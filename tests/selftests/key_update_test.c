@@ -545,22 +545,6 @@ static const struct conn_test tests[] = {
 
 int main(void)
 {
-	char old[32] = "";
-	int fd, n, ret;
-
-	/* The parent puts the sysctl back too, whatever became of a test. */
-	fd = open(SYSCTL_KU, O_RDONLY);
-	n = fd >= 0 ? read(fd, old, sizeof(old) - 1) : -1;
-	if (fd >= 0)
-		close(fd);
-	ret = conn_tests_main(tests, sizeof(tests) / sizeof(tests[0]));
-	if (n > 0) {
-		fd = open(SYSCTL_KU, O_WRONLY);
-		if (fd >= 0) {
-			if (write(fd, old, n) != n)
-				ret = 1;
-			close(fd);
-		}
-	}
-	return ret;
+	return sysctl_guarded_main(SYSCTL_KU, tests,
+				   sizeof(tests) / sizeof(tests[0]));
 }

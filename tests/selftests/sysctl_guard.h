@@ -3,7 +3,8 @@
  * A sysctl changed for one selftest and restored even if the test dies
  * (alarm, crash): sysctl_set() saves the old value and installs signal
  * handlers that write it back; sysctl_restore() does it on the normal
- * path.  One sysctl at a time.
+ * path; sysctl_guarded_main() runs a test program that way.  One sysctl at
+ * a time.  Include quic_conn.h first.
  */
 
 #ifndef QUIC_SELFTEST_SYSCTL_GUARD_H
@@ -14,26 +15,44 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The value of sysctl file @path into @buf: its length, or -1. */
+static int sysctl_read(const char *path, char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY), n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, cap - 1);
+	close(fd);
+	return n > 0 ? n : -1;
+}
+
+/* Write @len bytes of @val to sysctl file @path: 0, or -1.  Async-signal-
+ * safe: open(), write() and close() only.
+ */
+static int sysctl_write(const char *path, const char *val, int len)
+{
+	int fd = open(path, O_WRONLY), n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, val, len);
+	close(fd);
+	return n == len ? 0 : -1;
+}
+
 static const char *guard_path;
 static char guard_old[32];
 static int guard_old_len;
 
 static void sysctl_restore(void)
 {
-	int fd;
-
 	if (!guard_path)
 		return;
-	fd = open(guard_path, O_WRONLY);
-	if (fd >= 0) {
-		if (write(fd, guard_old, guard_old_len) < 0)
-			guard_old_len = 0;
-		close(fd);
-	}
+	sysctl_write(guard_path, guard_old, guard_old_len);
 	guard_path = NULL;
 }
 
-/* Async-signal-safe: open(), write() and close() only. */
 static void guard_signal(int sig)
 {
 	sysctl_restore();
@@ -45,26 +64,33 @@ static int sysctl_set(const char *path, const char *val)
 {
 	static const int sigs[] = { SIGALRM, SIGSEGV, SIGABRT, SIGBUS,
 				    SIGTERM, SIGINT };
-	int fd, n;
 	size_t i;
+	int n;
 
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -1;
-	n = read(fd, guard_old, sizeof(guard_old) - 1);
-	close(fd);
-	if (n <= 0)
+	n = sysctl_read(path, guard_old, sizeof(guard_old));
+	if (n < 0)
 		return -1;
 	guard_old_len = n;
 	guard_path = path;
 	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		signal(sigs[i], guard_signal);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -1;
-	n = write(fd, val, strlen(val));
-	close(fd);
-	return n == (int)strlen(val) ? 0 : -1;
+	return sysctl_write(path, val, strlen(val));
+}
+
+/*
+ * conn_tests_main() with sysctl @path put back afterwards by the parent
+ * too, whatever became of a test that changed it.
+ */
+static int sysctl_guarded_main(const char *path, const struct conn_test *tests,
+			       int n)
+{
+	char old[32];
+	int len = sysctl_read(path, old, sizeof(old));
+	int ret = conn_tests_main(tests, n);
+
+	if (len > 0 && sysctl_write(path, old, len))
+		ret = 1;
+	return ret;
 }
 
 #endif /* QUIC_SELFTEST_SYSCTL_GUARD_H */
