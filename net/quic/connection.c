@@ -40,11 +40,11 @@ static void quic_space_init(struct quic_space *space)
 	quic_crypto_frames_init(space);
 }
 
-static void quic_space_free(struct quic_space *space)
+static void quic_space_free(struct sock *sk, struct quic_space *space)
 {
 	quic_sent_free(space);
 	quic_frames_free(&space->frames);
-	quic_crypto_frames_free(space);
+	quic_crypto_frames_free(sk, space);
 }
 
 /* Our transport parameters before the application changes any. */
@@ -115,7 +115,7 @@ void quic_conn_free(struct sock *sk)
 	quic_streams_free(sk);
 	quic_cid_set_free(&qs->cids);
 	for (i = 0; i < QUIC_PN_SPACE_MAX; i++)
-		quic_space_free(&qs->space[i]);
+		quic_space_free(sk, &qs->space[i]);
 	quic_crypto_ctx_free(&qs->crypto);
 	skb_queue_purge(&qs->accept_queue);
 	memzero_explicit(&qs->local_tp.stateless_reset_token,
@@ -330,6 +330,7 @@ void quic_conn_discard_space(struct sock *sk, u8 space_id)
 	list_for_each_entry(p, &space->sent, list)
 		quic_cong_on_packet_removed(&qs->cong, &p->meta);
 	quic_sent_free(space);
+	quic_crypto_frames_rx_free(sk, space);
 	quic_ld_discard_space(&qs->ld, space_id);
 	quic_timer_rearm(sk);
 }

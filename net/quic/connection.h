@@ -21,6 +21,7 @@
 #include "ack_ranges.h"
 #include "ackdelay.h"
 #include "packet_header.h"
+#include "reasm.h"
 #include "recovery.h"
 
 struct sock;
@@ -46,11 +47,6 @@ enum quic_state {
 #define QUIC_CRYPTO_BUF_MAX	(64 * 1024)
 
 /* Received CRYPTO data of one level, reassembled for recvmsg. */
-struct quic_crypto_rx {
-	u64			delivered;	/* next offset to hand to the user */
-	struct sk_buff_head	ooo;		/* out of order, by offset */
-	u32			ooo_bytes;
-};
 
 /* CRYPTO data of one level written by the user, kept until the level ends. */
 struct quic_crypto_tx {
@@ -100,7 +96,7 @@ struct quic_space {
 	u32			in_flight;	/* ack-eliciting packets unacked */
 	u64			last_eliciting_time;
 	struct list_head	frames;		/* struct quic_frame_tx, to send */
-	struct quic_crypto_rx	crypto_rx;
+	struct quic_reasm	crypto_rx;	/* its base: next to recvmsg() */
 	struct quic_crypto_tx	crypto_tx;
 	bool			discarded;	/* keys gone: nothing more here */
 };
@@ -178,7 +174,8 @@ u64 quic_now(void);
 
 /* crypto_frames.c */
 void quic_crypto_frames_init(struct quic_space *space);
-void quic_crypto_frames_free(struct quic_space *space);
+void quic_crypto_frames_rx_free(struct sock *sk, struct quic_space *space);
+void quic_crypto_frames_free(struct sock *sk, struct quic_space *space);
 int quic_crypto_frames_write(struct sock *sk, u8 level, struct msghdr *msg,
 			     size_t len);
 int quic_crypto_frames_rcv(struct sock *sk, u8 level, u64 offset,
@@ -200,8 +197,8 @@ void quic_output_ack_now(struct sock *sk, u8 space);
 void quic_output_close(struct sock *sk, bool app);
 void quic_frames_free(struct list_head *frames);
 void quic_sent_free(struct quic_space *space);
-void quic_on_ack(struct sock *sk, u8 space, u64 smallest, u64 largest);
 struct quic_frame_ack;
+void quic_on_ack(struct sock *sk, u8 space, const struct quic_frame_ack *ack);
 void quic_on_ack_done(struct sock *sk, u8 space,
 		      const struct quic_frame_ack *ack);
 void quic_retransmit_space(struct sock *sk, u8 space, bool pto);

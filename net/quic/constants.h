@@ -126,6 +126,11 @@ enum {
 	QUIC_TP_MAX_VERSIONS		= 16,
 };
 
+/* TLS alerts (RFC 8446 §6) we raise ourselves, as CRYPTO_ERROR + alert */
+enum {
+	QUIC_TLS_ALERT_UNEXPECTED_MESSAGE	= 10,
+};
+
 /* RFC defaults of transport parameters that are not zero (§18.2) */
 enum {
 	QUIC_DEF_MAX_UDP_PAYLOAD_SIZE	= 65527,

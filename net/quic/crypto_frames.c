@@ -10,17 +10,31 @@
 #include <linux/uio.h>
 #include <net/sock.h>
 
+#include "reasm.h"
 #include "socket.h"
 
 void quic_crypto_frames_init(struct quic_space *space)
 {
-	skb_queue_head_init(&space->crypto_rx.ooo);
+	quic_reasm_init(&space->crypto_rx, QUIC_CRYPTO_BUF_MAX);
 }
 
-void quic_crypto_frames_free(struct quic_space *space)
+/* The level is gone: what was held for it goes, and its charge. */
+void quic_crypto_frames_rx_free(struct sock *sk, struct quic_space *space)
 {
-	skb_queue_purge(&space->crypto_rx.ooo);
-	space->crypto_rx.ooo_bytes = 0;
+	struct quic_reasm *ra = &space->crypto_rx;
+
+	if (ra->ring)
+		atomic_sub(ra->size, &sk->sk_rmem_alloc);
+	kfree(ra->ring);
+	ra->ring = NULL;
+	ra->size = 0;
+	ra->n = 0;
+	ra->held = 0;
+}
+
+void quic_crypto_frames_free(struct sock *sk, struct quic_space *space)
+{
+	quic_crypto_frames_rx_free(sk, space);
 	kvfree(space->crypto_tx.buf);
 	space->crypto_tx.buf = NULL;
 	space->crypto_tx.len = 0;
@@ -86,15 +100,39 @@ static int quic_crypto_keep_ticket(struct sock *sk, const u8 *data, u32 len)
 	return 0;
 }
 
-/* Queue in-order handshake bytes for recvmsg(). */
+/* Room a handshake skb is given, so that small pieces share one. */
+#define QUIC_CRYPTO_SKB_MIN	1024
+
+/*
+ * Queue in-order handshake bytes for recvmsg(), appended to the last
+ * handshake skb of @level when they continue it and fit: a peer sending
+ * 1-byte pieces costs a byte per byte, not an sk_buff per byte.  What is
+ * queued is charged to the socket and bounded by its receive buffer,
+ * unless it was @charged already as held out-of-order data.
+ */
 static int quic_crypto_deliver(struct sock *sk, u8 level, u64 offset,
-			       const u8 *data, u32 len)
+			       const u8 *data, u32 len, bool charged)
 {
-	struct sk_buff *skb;
+	struct sk_buff *skb = skb_peek_tail(&sk->sk_receive_queue);
+	u32 room;
 
 	if (level == QUIC_CRYPTO_APP && !quic_sk(sk)->is_server)
 		return quic_crypto_keep_ticket(sk, data, len);
-	skb = alloc_skb(len, GFP_ATOMIC);
+	if (skb && QUIC_RCV_CB(skb)->kind == QUIC_RCV_HANDSHAKE &&
+	    QUIC_RCV_CB(skb)->level == level &&
+	    QUIC_RCV_CB(skb)->offset + skb->len == offset) {
+		room = min_t(u32, skb_tailroom(skb), len);
+		skb_put_data(skb, data, room);
+		data += room;
+		offset += room;
+		len -= room;
+		if (!len)
+			return 0;
+	}
+	if (!charged &&
+	    atomic_read(&sk->sk_rmem_alloc) >= READ_ONCE(sk->sk_rcvbuf))
+		return -ENOBUFS;
+	skb = alloc_skb(max_t(u32, len, QUIC_CRYPTO_SKB_MIN), GFP_ATOMIC);
 	if (!skb)
 		return -ENOMEM;
 	skb_put_data(skb, data, len);
@@ -105,83 +143,119 @@ static int quic_crypto_deliver(struct sock *sk, u8 level, u64 offset,
 	QUIC_RCV_CB(skb)->stream_id = -1;
 	skb_set_owner_r(skb, sk);
 	__skb_queue_tail(&sk->sk_receive_queue, skb);
-	sk->sk_data_ready(sk);
 	return 0;
 }
 
-/* Keep an out-of-order piece, sorted by offset. */
-static int quic_crypto_hold(struct quic_crypto_rx *rx, u64 offset,
-			    const u8 *data, u32 len)
+/* Give the reassembly a ring of @size bytes, charged to the socket. */
+static int quic_crypto_ring_grow(struct sock *sk, struct quic_reasm *ra,
+				 u32 size)
 {
-	struct sk_buff *skb, *pos;
+	u32 old = ra->size;
+	u8 *ring;
 
-	skb = alloc_skb(len, GFP_ATOMIC);
-	if (!skb)
+	if (atomic_read(&sk->sk_rmem_alloc) + size - old >
+	    READ_ONCE(sk->sk_rcvbuf))
+		return -ENOBUFS;
+	ring = kmalloc(size, GFP_ATOMIC | __GFP_NOWARN);
+	if (!ring)
 		return -ENOMEM;
-	skb_put_data(skb, data, len);
-	QUIC_RCV_CB(skb)->offset = offset;
-
-	skb_queue_walk(&rx->ooo, pos) {
-		if (QUIC_RCV_CB(pos)->offset > offset) {
-			__skb_queue_before(&rx->ooo, pos, skb);
-			goto queued;
-		}
-	}
-	__skb_queue_tail(&rx->ooo, skb);
-queued:
-	rx->ooo_bytes += len;
+	kfree(quic_reasm_grow(ra, ring, size));
+	atomic_add(size - old, &sk->sk_rmem_alloc);
 	return 0;
+}
+
+/* Nothing held any more: the ring goes until the next gap. */
+static void quic_crypto_ring_put(struct sock *sk, struct quic_reasm *ra)
+{
+	if (ra->held || !ra->ring)
+		return;
+	atomic_sub(ra->size, &sk->sk_rmem_alloc);
+	kfree(ra->ring);
+	ra->ring = NULL;
+	ra->size = 0;
 }
 
 /*
- * A CRYPTO frame of @level arrived.  Data beyond what we buffer is
- * CRYPTO_BUFFER_EXCEEDED (RFC 9000 §7.5).
+ * Deliver what the ring holds at the next offset, if anything.  The ring
+ * was charged already, so the receive buffer does not hold it back: held
+ * data only waits for its gap, never for the reader.
+ */
+static void quic_crypto_drain(struct sock *sk, u8 level, struct quic_reasm *ra)
+{
+	const u8 *p;
+	u32 n;
+
+	while ((n = quic_reasm_peek(ra, &p))) {
+		if (quic_crypto_deliver(sk, level, ra->base, p, n, true))
+			break;	/* no memory: the next frame tries again */
+		quic_reasm_advance(ra, ra->base + n);
+	}
+	quic_crypto_ring_put(sk, ra);
+	sk->sk_data_ready(sk);
+}
+
+/*
+ * A CRYPTO frame of @level arrived.  Handshake levels carry at most
+ * QUIC_CRYPTO_BUF_MAX bytes in all (as much as we ever send in one), and
+ * 1-RTT at most that much beyond what was delivered: more is
+ * CRYPTO_BUFFER_EXCEEDED (RFC 9000 §7.5).  A client's handshake ends with
+ * its Finished: TLS has nothing for it to send in 1-RTT (RFC 9001 §4.1.3
+ * forbids KeyUpdate, and a QUIC server never asks for post-handshake
+ * authentication), so CRYPTO data from a client there is a TLS
+ * unexpected_message (RFC 9001 §4.8).  -ENOBUFS (a full receive buffer,
+ * too many gaps) or -ENOMEM leave the packet unacknowledged: it comes
+ * again.
  */
 int quic_crypto_frames_rcv(struct sock *sk, u8 level, u64 offset,
 			   const u8 *data, u64 len, u32 *terr)
 {
 	struct quic_sock *qs = quic_sk(sk);
-	struct quic_crypto_rx *rx;
-	struct sk_buff *skb;
+	struct quic_reasm *ra;
 	u64 end = offset + len;
+	u32 size;
 	int err;
 
-	rx = &qs->space[quic_space_of_level(level)].crypto_rx;
-	if (end <= rx->delivered || !len)
-		return 0;		/* a retransmission of what we have */
-	if (end - rx->delivered > QUIC_CRYPTO_BUF_MAX ||
-	    rx->ooo_bytes + len > QUIC_CRYPTO_BUF_MAX) {
+	if (level == QUIC_CRYPTO_APP && qs->is_server) {
+		*terr = QUIC_TRANSPORT_ERROR_CRYPTO +
+			QUIC_TLS_ALERT_UNEXPECTED_MESSAGE;
+		return -EPROTO;
+	}
+	ra = &qs->space[quic_space_of_level(level)].crypto_rx;
+	if (!len)
+		return 0;
+	if (level != QUIC_CRYPTO_APP && end > QUIC_CRYPTO_BUF_MAX) {
 		*terr = QUIC_TRANSPORT_ERROR_CRYPTO_BUF_EXCEEDED;
 		return -EPROTO;
 	}
-	if (offset > rx->delivered)
-		return quic_crypto_hold(rx, offset, data, len);
+	err = quic_reasm_need(ra, offset, len, &size);
+	if (err == -EMSGSIZE) {
+		*terr = QUIC_TRANSPORT_ERROR_CRYPTO_BUF_EXCEEDED;
+		return -EPROTO;
+	}
+	if (err)
+		return -ENOBUFS;	/* too many gaps */
+	if (end <= ra->base)
+		return 0;		/* a retransmission of what we have */
+	quic_crypto_drain(sk, level, ra);
 
-	data += rx->delivered - offset;
-	err = quic_crypto_deliver(sk, level, rx->delivered, data,
-				  end - rx->delivered);
+	if (offset > ra->base) {
+		/* Out of order: held in the ring until the gap fills. */
+		if (size > ra->size) {
+			err = quic_crypto_ring_grow(sk, ra, size);
+			if (err)
+				return err;
+		}
+		quic_reasm_insert(ra, offset, data, len);
+		return 0;
+	}
+
+	err = quic_crypto_deliver(sk, level, ra->base,
+				  data + (ra->base - offset), end - ra->base,
+				  false);
 	if (err)
 		return err;
-	rx->delivered = end;
+	quic_reasm_advance(ra, end);
 
-	/* Whatever was waiting for this may now follow. */
-	while ((skb = skb_peek(&rx->ooo)) &&
-	       QUIC_RCV_CB(skb)->offset <= rx->delivered) {
-		u64 off = QUIC_RCV_CB(skb)->offset, e = off + skb->len;
-
-		__skb_unlink(skb, &rx->ooo);
-		rx->ooo_bytes -= skb->len;
-		if (e > rx->delivered) {
-			err = quic_crypto_deliver(sk, level, rx->delivered,
-						  skb->data + (rx->delivered - off),
-						  e - rx->delivered);
-			if (err) {
-				kfree_skb(skb);
-				return err;
-			}
-			rx->delivered = e;
-		}
-		kfree_skb(skb);
-	}
+	quic_crypto_drain(sk, level, ra);
 	return 0;
 }

@@ -16,9 +16,14 @@
 #include "frame.h"
 #include "socket.h"
 #include "udp.h"
+#include "varint.h"
 
-/* Datagrams of a level whose keys are not installed yet are kept a while. */
+/*
+ * Datagrams of a level whose keys are not installed yet are kept a while:
+ * a few, and only so many bytes of them, since anyone can send them.
+ */
 #define QUIC_HOLD_MAX	16
+#define QUIC_HOLD_BYTES	(32 * 1024)
 
 static u8 quic_level_of_type(u8 type)
 {
@@ -39,16 +44,22 @@ static void quic_input_hold(struct sock *sk, struct sk_buff *skb,
 			    unsigned int off)
 {
 	struct quic_sock *qs = quic_sk(sk);
+	unsigned int len = skb->len - off, held = 0;
 	struct sk_buff *copy;
 
-	if (skb_queue_len(&qs->hold_queue) >= QUIC_HOLD_MAX) {
+	skb_queue_walk(&qs->hold_queue, copy)
+		held += copy->len;
+	if (skb_queue_len(&qs->hold_queue) >= QUIC_HOLD_MAX ||
+	    held + len > QUIC_HOLD_BYTES) {
 		QUIC_DROP(sk, HOLD_FULL);
 		return;
 	}
-	copy = skb_copy(skb, GFP_ATOMIC);
+	/* Only the bytes still to process, with who sent them. */
+	copy = alloc_skb(len, GFP_ATOMIC);
 	if (!copy)
 		return;
-	skb_pull(copy, off);
+	skb_put_data(copy, skb->data + off, len);
+	*QUIC_INPUT_CB(copy) = *QUIC_INPUT_CB(skb);
 	__skb_queue_tail(&qs->hold_queue, copy);
 }
 
@@ -72,8 +83,6 @@ static int quic_rcv_ack(struct sock *sk, u8 space_id, u8 keys,
 	struct quic_sock *qs = quic_sk(sk);
 	struct quic_space *space = &qs->space[space_id];
 	bool app = space_id == QUIC_PN_SPACE_APP;
-	struct quic_ack_iter it;
-	u64 smallest, largest;
 
 	if (space->next_pn == 0 || ack->largest >= space->next_pn) {
 		*terr = QUIC_TRANSPORT_ERROR_PROTOCOL_VIOLATION;
@@ -83,9 +92,7 @@ static int quic_rcv_ack(struct sock *sk, u8 space_id, u8 keys,
 		*terr = QUIC_TRANSPORT_ERROR_KEY_UPDATE;
 		return -EPROTO;	/* our update seen, not followed */
 	}
-	quic_ack_iter_init(&it, ack);
-	while (quic_ack_iter_next(&it, &smallest, &largest))
-		quic_on_ack(sk, space_id, smallest, largest);
+	quic_on_ack(sk, space_id, ack);
 	quic_on_ack_done(sk, space_id, ack);
 	if (app)
 		quic_key_update_on_ack(sk, ack->largest);
@@ -140,6 +147,7 @@ static int quic_rcv_frame(struct sock *sk, struct sk_buff *skb, u8 level,
 {
 	struct quic_sock *qs = quic_sk(sk);
 	u8 space_id = quic_space_of_level(level);
+	const struct quic_cid *dcid;
 
 	if (quic_frame_is_stream(f->type) ||
 	    (f->type >= QUIC_FRAME_RESET_STREAM &&
@@ -174,27 +182,55 @@ static int quic_rcv_frame(struct sock *sk, struct sk_buff *skb, u8 level,
 				      f->close.reason_len);
 		return 0;
 	case QUIC_FRAME_NEW_CONNECTION_ID:
+		/* §19.15: not to an endpoint that uses no connection ID. */
+		dcid = quic_cid_active_dcid(&qs->cids);
+		if (dcid && !dcid->len)
+			goto violation;
 		/* Kept for later use; the first DCID stays active. */
 		if (qs->cids.n_dcids < qs->local_tp.active_connection_id_limit)
 			quic_cid_add_dcid(&qs->cids, &f->new_cid.cid,
 					  f->new_cid.seq, f->new_cid.token);
 		return 0;
-	case QUIC_FRAME_PATH_CHALLENGE: {
-		u8 resp[1 + QUIC_PATH_CHALLENGE_LEN];
-
-		resp[0] = QUIC_FRAME_PATH_RESPONSE;
-		memcpy(resp + 1, f->path_data, QUIC_PATH_CHALLENGE_LEN);
-		return quic_output_ctrl(sk, level, resp, sizeof(resp),
-					QUIC_FRAME_PATH_RESPONSE);
-	}
+	case QUIC_FRAME_PATH_CHALLENGE:
+		/* One path: the latest challenge replaces any unanswered one. */
+		memcpy(qs->path_resp, f->path_data, QUIC_PATH_CHALLENGE_LEN);
+		qs->path_resp_pending = true;
+		return 0;
+	case QUIC_FRAME_RETIRE_CONNECTION_ID:
+		/* §19.16: only what we issued; retiring is for later. */
+		if (f->retire_seq >= qs->cids.next_scid_seq)
+			goto violation;
+		return 0;
+	case QUIC_FRAME_ACK_FREQUENCY:
+	case QUIC_FRAME_IMMEDIATE_ACK:
+		/* ack-frequency §3: only to who advertised min_ack_delay. */
+		if (!qs->local_tp.min_ack_delay)
+			goto violation;
+		return 0;
+	case QUIC_FRAME_DATAGRAM:
+	case QUIC_FRAME_DATAGRAM_LEN:
+		/*
+		 * RFC 9221 §3: only as large as we advertised, and not at all
+		 * if we did not.  Datagrams themselves are not delivered yet.
+		 */
+		if (1 + f->datagram.len +
+		    (f->type == QUIC_FRAME_DATAGRAM_LEN ?
+		     quic_varint_len(f->datagram.len) : 0) >
+		    qs->local_tp.max_datagram_frame_size)
+			goto violation;
+		return 0;
 	default:
 		/*
-		 * Datagrams, tokens and CID retirement are handled by later
-		 * components; until then they are accepted and ignored (the
-		 * decoder has validated them).
+		 * NEW_TOKEN and PATH_RESPONSE: no tokens kept and no path
+		 * validated yet, so nothing to do (the decoder has validated
+		 * them).
 		 */
 		return 0;
 	}
+
+violation:
+	*terr = QUIC_TRANSPORT_ERROR_PROTOCOL_VIOLATION;
+	return -EPROTO;
 }
 
 /* When to acknowledge (RFC 9000 §13.2.1): now, or within max_ack_delay. */
@@ -245,6 +281,11 @@ static int quic_rcv_packet(struct sock *sk, struct sk_buff *skb,
 		return -EBADMSG;
 	}
 	if (hdr.type != QUIC_PKT_1RTT && hdr.version != qs->version) {
+		QUIC_DROP(sk, BAD_HEADER);
+		return hdr.pkt_len;
+	}
+	/* RFC 9000 §17.2: 0 is allowed only if we asked for grease (RFC 9287). */
+	if (!hdr.fixed_bit && !qs->local_tp.grease_quic_bit) {
 		QUIC_DROP(sk, BAD_HEADER);
 		return hdr.pkt_len;
 	}
@@ -330,6 +371,7 @@ static int quic_rcv_packet(struct sock *sk, struct sk_buff *skb,
 		err = quic_rcv_frame(sk, skb, level, cpkt.key, &f, &terr);
 		if (err == -ENOBUFS || err == -ENOMEM) {
 			/* No memory for its data: unacknowledged, it comes again. */
+			QUIC_DROP(sk, RCVBUF);
 			return hdr.pkt_len;
 		}
 		if (err) {
@@ -420,6 +462,7 @@ int quic_listen_rcv(struct sock *sk, struct sk_buff *skb)
 	if (skb->len < QUIC_MIN_INITIAL_DATAGRAM ||
 	    quic_hdr_parse(skb->data, skb->len, QUIC_SCID_LEN, &hdr) ||
 	    hdr.type != QUIC_PKT_INITIAL || hdr.dcid.len < 8 ||
+	    (!hdr.fixed_bit && !qs->local_tp.grease_quic_bit) ||
 	    (hdr.version != QUIC_VERSION_V1 && hdr.version != QUIC_VERSION_V2)) {
 		QUIC_DROP(sk, LISTEN);
 		kfree_skb(skb);

@@ -95,7 +95,8 @@ static bool quic_space_wants_send(struct sock *sk, u8 id)
 		return false;
 	if (space->ack_pending || quic_space_has_data(space))
 		return true;
-	return id == QUIC_PN_SPACE_APP && quic_streams_send_pending(sk);
+	return id == QUIC_PN_SPACE_APP &&
+	       (qs->path_resp_pending || quic_streams_send_pending(sk));
 }
 
 /* Write a CRYPTO frame of at most @room bytes; returns bytes written or 0. */
@@ -149,6 +150,15 @@ static bool quic_fill_frames(struct sock *sk, u8 id, struct quic_wr *wr,
 	}
 	if (ack_only)
 		return false;
+
+	/* Not remembered with the packet: a lost one is not sent again. */
+	if (id == QUIC_PN_SPACE_APP && qs->path_resp_pending &&
+	    quic_wr_left(wr) >= 1 + QUIC_PATH_CHALLENGE_LEN) {
+		quic_wr_u8(wr, QUIC_FRAME_PATH_RESPONSE);
+		quic_wr_bytes(wr, qs->path_resp, QUIC_PATH_CHALLENGE_LEN);
+		qs->path_resp_pending = false;
+		eliciting = true;
+	}
 
 	list_for_each_entry_safe(f, tmp, &space->frames, list) {
 		if (f->type == QUIC_FRAME_STREAM) {
@@ -590,20 +600,40 @@ static void quic_on_spurious_loss(struct sock *sk, u64 smallest, u64 largest)
 	}
 }
 
-/* One range of a received ACK frame: move what it covers to space->acked. */
-void quic_on_ack(struct sock *sk, u8 id, u64 smallest, u64 largest)
+/*
+ * A received ACK frame: move what it covers to space->acked.  Its ranges
+ * come largest first and the sent list is in packet number order, so one
+ * walk down the list meets them all: a frame of many ranges over many
+ * packets in flight costs their sum, not their product.
+ */
+void quic_on_ack(struct sock *sk, u8 id, const struct quic_frame_ack *ack)
 {
 	struct quic_space *space = &quic_sk(sk)->space[id];
 	struct quic_sent_pkt *sp, *tmp;
+	struct quic_ack_iter it;
+	u64 smallest, largest;
+	bool more;
 
-	if (id == QUIC_PN_SPACE_APP)
+	quic_ack_iter_init(&it, ack);
+	more = quic_ack_iter_next(&it, &smallest, &largest);
+	if (id == QUIC_PN_SPACE_APP && more)
 		quic_on_spurious_loss(sk, smallest, largest);
-
-	list_for_each_entry_safe(sp, tmp, &space->sent, list) {
-		if (sp->meta.pn > largest)
+	list_for_each_entry_safe_reverse(sp, tmp, &space->sent, list) {
+		while (more && sp->meta.pn < smallest) {
+			more = quic_ack_iter_next(&it, &smallest, &largest);
+			if (id == QUIC_PN_SPACE_APP && more)
+				quic_on_spurious_loss(sk, smallest, largest);
+		}
+		if (!more)
 			break;
-		if (sp->meta.pn >= smallest)
-			list_move_tail(&sp->list, &space->acked);
+		if (sp->meta.pn <= largest)
+			list_move(&sp->list, &space->acked);
+	}
+	/* Ranges below everything in flight may still undo a loss. */
+	while (id == QUIC_PN_SPACE_APP && more) {
+		more = quic_ack_iter_next(&it, &smallest, &largest);
+		if (more)
+			quic_on_spurious_loss(sk, smallest, largest);
 	}
 }
 

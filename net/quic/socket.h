@@ -77,6 +77,13 @@ struct quic_sock {
 	struct quic_key_phase	key_phase;	/* 1-RTT key updates */
 	u32			max_datagram;	/* UDP payload we send */
 	u8			probes;		/* PTO probes that may ignore cwnd */
+	/*
+	 * PATH_RESPONSE owed (RFC 9000 §8.2.2): the latest challenge's data,
+	 * sent once in the next 1-RTT packet and never again (§13.3), so a
+	 * flood of challenges costs nothing but this.
+	 */
+	u8			path_resp[QUIC_PATH_CHALLENGE_LEN];
+	bool			path_resp_pending;
 	struct quic_streams	streams;
 	char			alpn[QUIC_ALPN_MAX];	/* NUL-terminated */
 	struct quic_connection_close close_info;	/* sent or received */

@@ -117,7 +117,7 @@ static struct quic_stream *quic_stream_new(struct sock *sk, u64 id, gfp_t gfp)
 	INIT_LIST_HEAD(&s->acked_ranges);
 	__skb_queue_head_init(&s->send_buf);
 	__skb_queue_head_init(&s->ready);
-	__skb_queue_head_init(&s->ooo);
+	s->ooo = RB_ROOT;
 	s->blocked_at = U64_MAX;
 
 	if (quic_stream_id_can_send(id, qs->is_server)) {

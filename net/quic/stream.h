@@ -92,7 +92,7 @@ struct quic_stream {
 	u64			delivered;	/* bytes in order (ready or read) */
 	u64			read;		/* bytes the user read */
 	struct sk_buff_head	ready;		/* in order, for recvmsg */
-	struct sk_buff_head	ooo;		/* out of order, by offset */
+	struct rb_root		ooo;		/* out of order, by offset */
 	u32			stop_code;	/* STOP_SENDING error code */
 };
 

@@ -27,8 +27,13 @@
 
 void quic_stream_recv_free(struct sock *sk, struct quic_stream *s)
 {
+	struct sk_buff *skb;
+
 	__skb_queue_purge(&s->ready);
-	__skb_queue_purge(&s->ooo);
+	while ((skb = skb_rb_first(&s->ooo))) {
+		rb_erase(&skb->rbnode, &s->ooo);
+		kfree_skb(skb);
+	}
 }
 
 static bool quic_rmem_ok(const struct sock *sk, bool in_order)
@@ -84,9 +89,9 @@ static int quic_stream_deliver(struct sock *sk, struct quic_stream *s,
 	__skb_queue_tail(&s->ready, skb);
 	s->delivered += len;
 
-	while ((skb = skb_peek(&s->ooo)) &&
+	while ((skb = skb_rb_first(&s->ooo)) &&
 	       QUIC_STREAM_RX_OFF(skb) <= s->delivered) {
-		__skb_unlink(skb, &s->ooo);
+		rb_erase(&skb->rbnode, &s->ooo);
 		off = QUIC_STREAM_RX_OFF(skb);
 		end = off + skb->len;
 		if (end <= s->delivered) {
@@ -101,28 +106,44 @@ static int quic_stream_deliver(struct sock *sk, struct quic_stream *s,
 	return 0;
 }
 
+/* The held piece with the largest offset <= @offset, or NULL. */
+static struct sk_buff *quic_stream_ooo_floor(struct rb_root *root, u64 offset)
+{
+	struct rb_node *n = root->rb_node;
+	struct sk_buff *best = NULL, *skb;
+
+	while (n) {
+		skb = rb_to_skb(n);
+		if (QUIC_STREAM_RX_OFF(skb) <= offset) {
+			best = skb;
+			n = n->rb_right;
+		} else {
+			n = n->rb_left;
+		}
+	}
+	return best;
+}
+
 /*
- * Keep data beyond a gap, sorted by offset, without overlaps: what is
- * already held is not stored twice, what the new piece covers is replaced.
+ * Keep data beyond a gap in an rbtree by offset (as TCP keeps its
+ * out-of-order queue), without overlaps: what is already held is not
+ * stored twice, what the new piece covers is replaced.  Finding the place
+ * is O(log n) whatever order pieces come in; each piece is removed at most
+ * once, so covering costs nothing extra in total.
  */
 static int quic_stream_ooo_add(struct sock *sk, struct quic_stream *s,
 			       struct sk_buff *pkt, u64 offset,
 			       const u8 *data, u64 len)
 {
-	struct sk_buff *prev = NULL, *next, *skb;
+	struct sk_buff *prev, *next, *skb;
+	struct rb_node **link, *parent;
 	u64 end = offset + len, pend;
 
 	if (!quic_rmem_ok(sk, false)) {
 		QUIC_DROP(sk, RCVBUF);
 		return -ENOBUFS;
 	}
-	/* Most pieces go at or near the end: search from there. */
-	skb_queue_reverse_walk(&s->ooo, skb) {
-		if (QUIC_STREAM_RX_OFF(skb) <= offset) {
-			prev = skb;
-			break;
-		}
-	}
+	prev = quic_stream_ooo_floor(&s->ooo, offset);
 	if (prev) {
 		pend = QUIC_STREAM_RX_OFF(prev) + prev->len;
 		if (pend >= end)
@@ -132,17 +153,15 @@ static int quic_stream_ooo_add(struct sock *sk, struct quic_stream *s,
 			offset = pend;
 		}
 	}
-	next = prev ? (skb_queue_is_last(&s->ooo, prev) ? NULL :
-		       skb_queue_next(&s->ooo, prev)) : skb_peek(&s->ooo);
+	next = prev ? skb_rb_next(prev) : skb_rb_first(&s->ooo);
 	while (next && QUIC_STREAM_RX_OFF(next) < end) {
 		if (QUIC_STREAM_RX_OFF(next) + next->len > end) {
 			end = QUIC_STREAM_RX_OFF(next);
 			break;
 		}
 		skb = next;
-		next = skb_queue_is_last(&s->ooo, skb) ? NULL :
-		       skb_queue_next(&s->ooo, skb);
-		__skb_unlink(skb, &s->ooo);
+		next = skb_rb_next(skb);
+		rb_erase(&skb->rbnode, &s->ooo);
 		kfree_skb(skb);
 	}
 	if (end <= offset)
@@ -150,10 +169,18 @@ static int quic_stream_ooo_add(struct sock *sk, struct quic_stream *s,
 	skb = quic_stream_data_skb(sk, pkt, data, end - offset, offset);
 	if (!skb)
 		return -ENOMEM;
-	if (prev)
-		__skb_queue_after(&s->ooo, prev, skb);
-	else
-		__skb_queue_head(&s->ooo, skb);
+	/* Offsets held are distinct: its place is by offset. */
+	link = &s->ooo.rb_node;
+	parent = NULL;
+	while (*link) {
+		parent = *link;
+		if (QUIC_STREAM_RX_OFF(rb_to_skb(parent)) < offset)
+			link = &parent->rb_right;
+		else
+			link = &parent->rb_left;
+	}
+	rb_link_node(&skb->rbnode, parent, link);
+	rb_insert_color(&skb->rbnode, &s->ooo);
 	return 0;
 }
 

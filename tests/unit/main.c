@@ -12,5 +12,6 @@ int main(void)
 	ack_ranges_tests();
 	flow_tests();
 	key_phase_tests();
+	reasm_tests();
 	return tap_done();
 }

@@ -9,5 +9,6 @@ void tp_tests(void);
 void ack_ranges_tests(void);
 void flow_tests(void);
 void key_phase_tests(void);
+void reasm_tests(void);
 
 #endif
