@@ -2,9 +2,10 @@
 /*
  * QUIC socket options (SOL_QUIC) and the IP-level options we pass through.
  *
- * An option the module does not implement yet fails with -ENOPROTOOPT:
- * reporting success for something we did not do would let programs believe
- * a setting is in force.
+ * An option the module does not implement yet fails with -ENOPROTOOPT, and
+ * a value it cannot honour with -EOPNOTSUPP (or -EINVAL when it is not a
+ * value at all): reporting success for something we did not do would let
+ * programs believe a setting is in force.
  */
 
 #include <linux/slab.h>
@@ -93,12 +94,21 @@ static int quic_set_tp_ext(struct sock *sk, sockptr_t optval,
 	return 0;
 }
 
-/* The ABI form of transport parameters, from ours (or the peer's). */
+/*
+ * The ABI form of transport parameters, from ours (or the peer's).  Fields
+ * for what the module does not do report it: no stateless reset token is
+ * ever sent, 1-RTT is always encrypted, and compatible version negotiation
+ * (RFC 9368) is off unless version_information was exchanged.
+ */
 static void quic_tp_to_user(const struct quic_transport_params *tp,
 			    struct quic_transport_param *p)
 {
 	p->disable_active_migration = tp->disable_active_migration;
 	p->grease_quic_bit = tp->grease_quic_bit;
+	p->stateless_reset = quic_tp_has(tp, QUIC_TPB_STATELESS_RESET_TOKEN);
+	p->disable_1rtt_encryption = 0;
+	p->disable_compatible_version =
+		!quic_tp_has(tp, QUIC_TPB_VERSION_INFORMATION);
 	p->active_connection_id_limit =
 		min_t(u64, tp->active_connection_id_limit, U8_MAX);
 	p->ack_delay_exponent = tp->ack_delay_exponent;
@@ -118,43 +128,49 @@ static void quic_tp_to_user(const struct quic_transport_params *tp,
 
 /*
  * Our transport parameters from the ABI form, each checked as RFC 9000
- * §18.2 bounds it.  A zero max_udp_payload_size, active_connection_id_limit
- * or max_ack_delay means the default.
+ * §18.2 bounds it.  As the draft API says, a zero field keeps the current
+ * value (flags included: a set flag stays set).  What the module cannot
+ * honour is refused rather than dropped: datagrams (RFC 9221), stateless
+ * reset tokens and unencrypted 1-RTT.  disable_compatible_version may be
+ * set: there is no compatible version negotiation to disable.
  */
 static int quic_tp_from_user(struct quic_transport_params *tp,
 			     const struct quic_transport_param *p)
 {
+	const struct {
+		enum quic_tp_bit bit;
+		u64 value;
+	} v[] = {
+		/* Microseconds in the ABI, milliseconds on the wire. */
+		{ QUIC_TPB_MAX_IDLE_TIMEOUT,
+		  DIV_ROUND_UP(p->max_idle_timeout, USEC_PER_MSEC) },
+		{ QUIC_TPB_MAX_ACK_DELAY,
+		  DIV_ROUND_UP(p->max_ack_delay, USEC_PER_MSEC) },
+		{ QUIC_TPB_INITIAL_MAX_DATA, p->max_data },
+		{ QUIC_TPB_INITIAL_MAX_STREAM_DATA_BIDI_LOCAL,
+		  p->max_stream_data_bidi_local },
+		{ QUIC_TPB_INITIAL_MAX_STREAM_DATA_BIDI_REMOTE,
+		  p->max_stream_data_bidi_remote },
+		{ QUIC_TPB_INITIAL_MAX_STREAM_DATA_UNI, p->max_stream_data_uni },
+		{ QUIC_TPB_INITIAL_MAX_STREAMS_BIDI, p->max_streams_bidi },
+		{ QUIC_TPB_INITIAL_MAX_STREAMS_UNI, p->max_streams_uni },
+		{ QUIC_TPB_ACK_DELAY_EXPONENT, p->ack_delay_exponent },
+		{ QUIC_TPB_MAX_UDP_PAYLOAD_SIZE, p->max_udp_payload_size },
+		{ QUIC_TPB_ACTIVE_CONNECTION_ID_LIMIT,
+		  p->active_connection_id_limit },
+		/* We never check the fixed bit: RFC 9287 §3 holds. */
+		{ QUIC_TPB_GREASE_QUIC_BIT, !!p->grease_quic_bit },
+		{ QUIC_TPB_DISABLE_ACTIVE_MIGRATION, !!p->disable_active_migration },
+	};
 	struct quic_transport_params t = *tp;
-	int err;
+	unsigned int i;
 
-	err = quic_tp_set(&t, QUIC_TPB_MAX_IDLE_TIMEOUT,
-			  p->max_idle_timeout / USEC_PER_MSEC);
-	err = err ?: quic_tp_set(&t, QUIC_TPB_INITIAL_MAX_DATA, p->max_data);
-	err = err ?: quic_tp_set(&t, QUIC_TPB_INITIAL_MAX_STREAM_DATA_BIDI_LOCAL,
-				 p->max_stream_data_bidi_local);
-	err = err ?: quic_tp_set(&t, QUIC_TPB_INITIAL_MAX_STREAM_DATA_BIDI_REMOTE,
-				 p->max_stream_data_bidi_remote);
-	err = err ?: quic_tp_set(&t, QUIC_TPB_INITIAL_MAX_STREAM_DATA_UNI,
-				 p->max_stream_data_uni);
-	err = err ?: quic_tp_set(&t, QUIC_TPB_INITIAL_MAX_STREAMS_BIDI,
-				 p->max_streams_bidi);
-	err = err ?: quic_tp_set(&t, QUIC_TPB_INITIAL_MAX_STREAMS_UNI,
-				 p->max_streams_uni);
-	err = err ?: quic_tp_set(&t, QUIC_TPB_ACK_DELAY_EXPONENT,
-				 p->ack_delay_exponent);
-	if (!err && p->max_ack_delay)
-		err = quic_tp_set(&t, QUIC_TPB_MAX_ACK_DELAY,
-				  p->max_ack_delay / USEC_PER_MSEC);
-	if (!err && p->max_udp_payload_size)
-		err = quic_tp_set(&t, QUIC_TPB_MAX_UDP_PAYLOAD_SIZE,
-				  p->max_udp_payload_size);
-	if (!err && p->active_connection_id_limit)
-		err = quic_tp_set(&t, QUIC_TPB_ACTIVE_CONNECTION_ID_LIMIT,
-				  p->active_connection_id_limit);
-	err = err ?: quic_tp_set(&t, QUIC_TPB_DISABLE_ACTIVE_MIGRATION,
-				 !!p->disable_active_migration);
-	if (err)
-		return err;
+	if (p->max_datagram_frame_size || p->stateless_reset ||
+	    p->disable_1rtt_encryption)
+		return -EOPNOTSUPP;
+	for (i = 0; i < ARRAY_SIZE(v); i++)
+		if (v[i].value && quic_tp_set(&t, v[i].bit, v[i].value))
+			return -EINVAL;
 	*tp = t;
 	return 0;
 }
