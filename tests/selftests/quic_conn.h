@@ -65,10 +65,12 @@ static inline void sleep_ms(int ms)
 /* ---- connection setup ---- */
 
 typedef void (*tp_fn)(struct quic_transport_param *p);
+typedef void (*config_fn)(struct quic_config *c);
 
 struct conn_cfg {
 	tp_fn server_tp;	/* applied to the listener before listen() */
 	tp_fn client_tp;	/* applied to the client before connect() */
+	config_fn client_config;	/* QUIC_SOCKOPT_CONFIG, before connect() */
 	int server_events[4];	/* QUIC_EVENT_* to enable on the listener */
 	int server_rcvbuf;	/* SO_RCVBUF of the listener, if not 0 */
 };
@@ -109,6 +111,19 @@ static inline int apply_tp(int fd, tp_fn fn)
 	p.remote = 0;
 	return setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_TRANSPORT_PARAM, &p,
 			  sizeof(p));
+}
+
+/* Read the socket's config, let @fn change it, write it back. */
+static inline int apply_config(int fd, config_fn fn)
+{
+	struct quic_config c;
+	socklen_t len = sizeof(c);
+
+	memset(&c, 0, sizeof(c));
+	if (getsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_CONFIG, &c, &len))
+		return -1;
+	fn(&c);
+	return setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_CONFIG, &c, sizeof(c));
 }
 
 static inline int enable_event(int fd, int type)
@@ -174,6 +189,8 @@ static inline int conn_open_cfg(struct conn *c, int family,
 	CHECK_OK(set_timeouts(c->cfd, TIMEO_SEC));
 	if (cfg && cfg->client_tp)
 		CHECK_OK(apply_tp(c->cfd, cfg->client_tp));
+	if (cfg && cfg->client_config)
+		CHECK_OK(apply_config(c->cfd, cfg->client_config));
 	if (tap_failed_checks) {
 		close(sa.lfd);
 		return -1;
