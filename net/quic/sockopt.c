@@ -41,7 +41,12 @@ static int quic_set_crypto_secret(struct sock *sk, sockptr_t optval,
 	/* One copy from userspace: what we check is what we install. */
 	if (copy_from_sockptr(&secret, optval, sizeof(secret)))
 		return -EFAULT;
-	err = quic_crypto_set_secret(&qs->crypto, &secret);
+	/* QUIC_SOCKOPT_CONFIG's payload_cipher_type allows no other. */
+	if (qs->config.payload_cipher_type &&
+	    secret.type != qs->config.payload_cipher_type)
+		err = -EINVAL;
+	else
+		err = quic_crypto_set_secret(&qs->crypto, &secret);
 	memzero_explicit(secret.secret, sizeof(secret.secret));
 	if (err)
 		return err;
@@ -302,27 +307,83 @@ static int quic_set_ticket(struct sock *sk, sockptr_t optval,
 	return 0;
 }
 
+/* The longest initial_smoothed_rtt taken, in microseconds (a minute). */
+#define QUIC_CONFIG_MAX_INITIAL_RTT	(60 * USEC_PER_SEC)
+
+/*
+ * QUIC_SOCKOPT_CONFIG values the module can honour.  What is not built
+ * yet is refused unless it asks for the default (zero): PLPMTUD probes and
+ * address validation with Retry.  libquic reads payload_cipher_type,
+ * receive_session_ticket and certificate_request back from the socket;
+ * stream data is always sent at once, so stream_data_nodelay may be 0 or 1.
+ */
+static int quic_config_check(const struct quic_config *c)
+{
+	if (c->version && c->version != QUIC_VERSION_V1 &&
+	    c->version != QUIC_VERSION_V2)
+		return -EINVAL;
+	if (c->congestion_control_algo >= QUIC_CONG_ALG_MAX ||
+	    c->initial_smoothed_rtt > QUIC_CONFIG_MAX_INITIAL_RTT ||
+	    (c->payload_cipher_type && !quic_crypto_cipher(c->payload_cipher_type)) ||
+	    c->validate_peer_address > 1 || c->stream_data_nodelay > 1 ||
+	    c->receive_session_ticket > 1 || c->certificate_request > 2)
+		return -EINVAL;
+	if (c->congestion_control_algo == QUIC_CONG_ALG_BBR ||
+	    c->plpmtud_probe_interval || c->validate_peer_address)
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+/*
+ * A zero field keeps the current value, as the draft API says, except
+ * congestion_control_algo, where 0 is QUIC_CONG_ALG_RENO.
+ */
+static void quic_config_merge(struct quic_config *cur,
+			      const struct quic_config *c)
+{
+	cur->version = c->version ?: cur->version;
+	cur->initial_smoothed_rtt =
+		c->initial_smoothed_rtt ?: cur->initial_smoothed_rtt;
+	cur->payload_cipher_type =
+		c->payload_cipher_type ?: cur->payload_cipher_type;
+	cur->congestion_control_algo = c->congestion_control_algo;
+	cur->stream_data_nodelay =
+		c->stream_data_nodelay ?: cur->stream_data_nodelay;
+	cur->receive_session_ticket =
+		c->receive_session_ticket ?: cur->receive_session_ticket;
+	cur->certificate_request =
+		c->certificate_request ?: cur->certificate_request;
+	cur->keepalive_probe_interval =
+		c->keepalive_probe_interval ?: cur->keepalive_probe_interval;
+}
+
 static int quic_set_config(struct sock *sk, sockptr_t optval,
 			   unsigned int optlen)
 {
 	struct quic_sock *qs = quic_sk(sk);
 	struct quic_config c;
+	int err;
 
 	if (optlen < sizeof(c))
 		return -EINVAL;
 	if (copy_from_sockptr(&c, optval, sizeof(c)))
 		return -EFAULT;
-	if (c.version && c.version != QUIC_VERSION_V1 &&
-	    c.version != QUIC_VERSION_V2)
-		return -EINVAL;
-	if (c.congestion_control_algo >= QUIC_CONG_ALG_BBR)
-		return -EINVAL;
+	err = quic_config_check(&c);
+	if (err)
+		return err;
 	if (qs->peer.sa.sa_family)
 		return -EISCONN;	/* the connection already runs */
-	qs->config = c;
-	if (c.version)
-		qs->version = c.version;
+	quic_config_merge(&qs->config, &c);
+	qs->version = qs->config.version;
 	return 0;
+}
+
+/* Events that nothing in the module raises yet cannot be turned on. */
+static bool quic_event_raised(u8 type)
+{
+	return type != QUIC_EVENT_CONNECTION_ID &&
+	       type != QUIC_EVENT_CONNECTION_MIGRATION &&
+	       type != QUIC_EVENT_NEW_TOKEN;
 }
 
 static int quic_set_event(struct sock *sk, sockptr_t optval,
@@ -337,6 +398,8 @@ static int quic_set_event(struct sock *sk, sockptr_t optval,
 		return -EFAULT;
 	if (ev.type == QUIC_EVENT_NONE || ev.type >= QUIC_EVENT_MAX)
 		return -EINVAL;
+	if (ev.on && !quic_event_raised(ev.type))
+		return -EOPNOTSUPP;
 	if (ev.on)
 		qs->events |= BIT(ev.type);
 	else
@@ -438,6 +501,7 @@ static int quic_getsockopt_quic(struct sock *sk, int optname,
 				    qs->ticket_len);
 	case QUIC_SOCKOPT_CONFIG:
 		u.config = qs->config;
+		u.config.version = qs->version;	/* a server's: the client's */
 		return quic_put_opt(optval, optlen, len, &u.config,
 				    sizeof(u.config));
 	case QUIC_SOCKOPT_EVENT:

@@ -30,6 +30,19 @@ static int qsock(int family)
 	return socket(family, SOCK_DGRAM, IPPROTO_QUIC);
 }
 
+static int get_config(int fd, struct quic_config *c)
+{
+	socklen_t len = sizeof(*c);
+
+	memset(c, 0, sizeof(*c));
+	return getsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_CONFIG, c, &len);
+}
+
+static int set_config(int fd, const struct quic_config *c)
+{
+	return setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_CONFIG, c, sizeof(*c));
+}
+
 static int get_tp(int fd, struct quic_transport_param *p)
 {
 	socklen_t len = sizeof(*p);
@@ -42,6 +55,241 @@ static int set_tp(int fd, const struct quic_transport_param *p)
 	return setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_TRANSPORT_PARAM, p,
 			  sizeof(*p));
 }
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+static unsigned short port_of(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &len))
+		return 0;
+	return ntohs(ss.ss_family == AF_INET ?
+		     ((struct sockaddr_in *)&ss)->sin_port :
+		     ((struct sockaddr_in6 *)&ss)->sin6_port);
+}
+
+/* A UDP socket on loopback playing the peer, with a short read timeout. */
+static int udp_peer(int family)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = loopback_addr(family, 0, &ss);
+	struct timeval tv = { 0, 100000 };
+	int fd = socket(family, SOCK_DGRAM, 0);
+
+	if (fd < 0 || bind(fd, (struct sockaddr *)&ss, len) ||
+	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv))) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * Connect @fd to the UDP peer @peer and hand the kernel some bytes of
+ * ClientHello at the Initial level: an Initial packet leaves at once, and
+ * again at each PTO since nobody answers.
+ */
+static int start_initial(int fd, int family, int peer)
+{
+	struct quic_handshake_info info = { .crypto_level = QUIC_CRYPTO_INITIAL };
+	union {
+		char buf[CMSG_SPACE(sizeof(info))];
+		struct cmsghdr align;
+	} cbuf;
+	static const char hello[64] = { 1 };	/* a ClientHello's type */
+	struct iovec iov = { (void *)hello, sizeof(hello) };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf.buf, .msg_controllen = sizeof(cbuf.buf),
+	};
+	struct sockaddr_storage ss;
+	socklen_t len = loopback_addr(family, port_of(peer), &ss);
+	struct cmsghdr *cmsg;
+
+	if (connect(fd, (struct sockaddr *)&ss, len))
+		return -1;
+	memset(&cbuf, 0, sizeof(cbuf));
+	cmsg = CMSG_FIRSTHDR(&mh);
+	cmsg->cmsg_level = SOL_QUIC;
+	cmsg->cmsg_type = QUIC_HANDSHAKE_INFO;
+	cmsg->cmsg_len = CMSG_LEN(sizeof(info));
+	memcpy(CMSG_DATA(cmsg), &info, sizeof(info));
+	return sendmsg(fd, &mh, MSG_DONTWAIT) == sizeof(hello) ? 0 : -1;
+}
+
+/* Datagrams @peer receives within @ms. */
+static int count_datagrams(int peer, int ms)
+{
+	long long end = now_ms() + ms;
+	char buf[2048];
+	int n = 0;
+
+	while (now_ms() < end)
+		if (recv(peer, buf, sizeof(buf), 0) > 0)
+			n++;
+	return n;
+}
+
+/* srtt_us of the socket bound to @port in /proc/net/quic, or -1. */
+static long long proc_srtt(unsigned short port)
+{
+	char line[512], local[128], want[16];
+	long long srtt = -1, v;
+	FILE *f = fopen("/proc/net/quic", "r");
+
+	if (!f)
+		return -1;
+	snprintf(want, sizeof(want), ":%u", port);
+	/* local remote state server cwnd in_flight srtt_us ... */
+	while (fgets(line, sizeof(line), f)) {
+		size_t n;
+
+		if (sscanf(line, "%127s %*s %*d %*d %*u %*u %lld", local, &v) != 2)
+			continue;
+		n = strlen(local);
+		if (n > strlen(want) && !strcmp(local + n - strlen(want), want))
+			srtt = v;
+	}
+	fclose(f);
+	return srtt;
+}
+
+/* ---- struct quic_config ---- */
+
+/*
+ * The draft's programs pass all-zero configs: accepted, and a zero field
+ * keeps the current value (congestion_control_algo aside: 0 is RENO).
+ */
+static void test_config_zero_keeps(void)
+{
+	struct quic_config zero = {}, c;
+	int fd = qsock(AF_INET);
+
+	CHECK_OK(set_config(fd, &zero));
+	CHECK_OK(get_config(fd, &c));
+	CHECK(c.version == QUIC_VERSION_V1);
+	CHECK(c.congestion_control_algo == QUIC_CONG_ALG_RENO);
+	CHECK(!c.plpmtud_probe_interval && !c.validate_peer_address &&
+	      !c.keepalive_probe_interval && !c.payload_cipher_type);
+	c = (struct quic_config){ .version = QUIC_VERSION_V2,
+				  .keepalive_probe_interval = 2000000,
+				  .receive_session_ticket = 1 };
+	CHECK_OK(set_config(fd, &c));
+	CHECK_OK(set_config(fd, &zero));
+	CHECK_OK(get_config(fd, &c));
+	CHECK(c.version == QUIC_VERSION_V2 &&
+	      c.keepalive_probe_interval == 2000000 &&
+	      c.receive_session_ticket == 1);
+	close(fd);
+}
+
+static void test_config_refused(void)
+{
+	struct quic_config c;
+	int fd = qsock(AF_INET6);
+
+	/* Not built: PLPMTUD, Retry, BBR. */
+	c = (struct quic_config){ .plpmtud_probe_interval = 1000000 };
+	CHECK_ERR(set_config(fd, &c), EOPNOTSUPP);
+	c = (struct quic_config){ .validate_peer_address = 1 };
+	CHECK_ERR(set_config(fd, &c), EOPNOTSUPP);
+	c = (struct quic_config){ .congestion_control_algo = QUIC_CONG_ALG_BBR };
+	CHECK_ERR(set_config(fd, &c), EOPNOTSUPP);
+	/* Not values at all. */
+	c = (struct quic_config){ .congestion_control_algo = QUIC_CONG_ALG_MAX };
+	CHECK_ERR(set_config(fd, &c), EINVAL);
+	c = (struct quic_config){ .payload_cipher_type = 99 };
+	CHECK_ERR(set_config(fd, &c), EINVAL);
+	c = (struct quic_config){ .certificate_request = 3 };
+	CHECK_ERR(set_config(fd, &c), EINVAL);
+	c = (struct quic_config){ .receive_session_ticket = 2 };
+	CHECK_ERR(set_config(fd, &c), EINVAL);
+	c = (struct quic_config){ .stream_data_nodelay = 2 };
+	CHECK_ERR(set_config(fd, &c), EINVAL);
+	c = (struct quic_config){ .initial_smoothed_rtt = 61000000 };
+	CHECK_ERR(set_config(fd, &c), EINVAL);
+	/* Nothing of that stuck. */
+	CHECK_OK(get_config(fd, &c));
+	CHECK(!c.plpmtud_probe_interval && !c.validate_peer_address &&
+	      c.congestion_control_algo == QUIC_CONG_ALG_CUBIC &&
+	      !c.payload_cipher_type && !c.initial_smoothed_rtt);
+	/* What libquic or the module honours is kept and read back. */
+	c = (struct quic_config){ .payload_cipher_type = TLS_CIPHER_AES_GCM_256,
+				  .receive_session_ticket = 1,
+				  .certificate_request = 2,
+				  .stream_data_nodelay = 1,
+				  .keepalive_probe_interval = 5000000,
+				  .initial_smoothed_rtt = 100000 };
+	CHECK_OK(set_config(fd, &c));
+	CHECK_OK(get_config(fd, &c));
+	CHECK(c.payload_cipher_type == TLS_CIPHER_AES_GCM_256 &&
+	      c.receive_session_ticket == 1 && c.certificate_request == 2 &&
+	      c.stream_data_nodelay == 1 && c.keepalive_probe_interval == 5000000 &&
+	      c.initial_smoothed_rtt == 100000 && c.version == QUIC_VERSION_V1);
+	close(fd);
+}
+
+/* payload_cipher_type: the kernel takes no secret of another cipher. */
+static void test_config_cipher(void)
+{
+	struct quic_config c = { .payload_cipher_type = TLS_CIPHER_AES_GCM_256 };
+	struct quic_crypto_secret s = { .send = 1, .level = QUIC_CRYPTO_HANDSHAKE,
+					.type = TLS_CIPHER_AES_GCM_128 };
+	struct sockaddr_storage ss;
+	socklen_t len = loopback_addr(AF_INET, 4433, &ss);
+	int fd = qsock(AF_INET);
+
+	CHECK_OK(set_config(fd, &c));
+	CHECK_OK(connect(fd, (struct sockaddr *)&ss, len));
+	CHECK_ERR(setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_CRYPTO_SECRET, &s,
+			     sizeof(s)), EINVAL);
+	s.type = TLS_CIPHER_AES_GCM_256;
+	CHECK_OK(setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_CRYPTO_SECRET, &s,
+			    sizeof(s)));
+	close(fd);
+}
+
+/*
+ * initial_smoothed_rtt seeds the RTT estimator: /proc/net/quic shows it,
+ * and the Initial's PTO (3 x the RTT before any sample) follows it.
+ */
+static void test_config_initial_rtt(int family)
+{
+	struct quic_config c = { .initial_smoothed_rtt = 10000 };	/* 10 ms */
+	int fast = qsock(family), slow = qsock(family);
+	int pf = udp_peer(family), ps = udp_peer(family);
+	int nf, ns;
+
+	CHECK(pf >= 0 && ps >= 0);
+	CHECK_OK(set_config(fast, &c));
+	CHECK_OK(start_initial(fast, family, pf));
+	CHECK_OK(start_initial(slow, family, ps));
+	CHECK(proc_srtt(port_of(fast)) == 10000);
+	CHECK(proc_srtt(port_of(slow)) == 333000);
+	/* PTOs at 30, 90, 210, 450 ms, against one at about a second. */
+	nf = count_datagrams(pf, 800);
+	ns = count_datagrams(ps, 100);
+	printf("# Initials in 800 ms: %d with a 10 ms RTT, %d with 333 ms\n",
+	       nf, ns);
+	CHECK(nf >= 3);
+	CHECK(ns <= 2);
+	close(fast);
+	close(slow);
+	close(pf);
+	close(ps);
+}
+
+static void test_config_initial_rtt_v4(void) { test_config_initial_rtt(AF_INET); }
+static void test_config_initial_rtt_v6(void) { test_config_initial_rtt(AF_INET6); }
 
 /* ---- struct quic_transport_param ---- */
 
@@ -167,11 +415,56 @@ static void test_tp_grease(void)
 	close(fd);
 }
 
+/* ---- events ---- */
+
+static void test_events(void)
+{
+	static const int never[] = { QUIC_EVENT_CONNECTION_ID,
+				     QUIC_EVENT_CONNECTION_MIGRATION,
+				     QUIC_EVENT_NEW_TOKEN };
+	struct quic_event_option ev;
+	socklen_t len;
+	int fd = qsock(AF_INET);
+
+	for (unsigned int i = 0; i < sizeof(never) / sizeof(never[0]); i++) {
+		ev = (struct quic_event_option){ .type = never[i], .on = 1 };
+		CHECK_ERR(setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_EVENT, &ev,
+				     sizeof(ev)), EOPNOTSUPP);
+		ev.on = 0;
+		CHECK_OK(setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_EVENT, &ev,
+				    sizeof(ev)));
+		ev.on = 1;
+		len = sizeof(ev);
+		CHECK_OK(getsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_EVENT, &ev, &len));
+		CHECK(ev.on == 0);
+	}
+	/* Every other type can be turned on. */
+	for (int t = QUIC_EVENT_NONE + 1; t < QUIC_EVENT_MAX; t++) {
+		if (t == QUIC_EVENT_CONNECTION_ID ||
+		    t == QUIC_EVENT_CONNECTION_MIGRATION ||
+		    t == QUIC_EVENT_NEW_TOKEN)
+			continue;
+		ev = (struct quic_event_option){ .type = t, .on = 1 };
+		CHECK_OK(setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_EVENT, &ev,
+				    sizeof(ev)));
+	}
+	close(fd);
+}
+
 static const struct tap_test tests[] = {
+	{ "config: all zero is accepted, a zero field keeps its value", test_config_zero_keeps },
+	{ "config: what is not built is EOPNOTSUPP, bad values EINVAL, the rest read back",
+	  test_config_refused },
+	{ "config: payload_cipher_type refuses secrets of another cipher", test_config_cipher },
+	{ "config: initial_smoothed_rtt seeds the RTT and the Initial's PTO (IPv4)",
+	  test_config_initial_rtt_v4 },
+	{ "config: initial_smoothed_rtt seeds the RTT and the Initial's PTO (IPv6)",
+	  test_config_initial_rtt_v6 },
 	{ "transport param: datagrams, stateless reset, no 1-RTT encryption, remote: EOPNOTSUPP",
 	  test_tp_refused },
 	{ "transport param: a zero field keeps the current value", test_tp_zero_keeps },
 	{ "transport param: grease_quic_bit is sent in the extension", test_tp_grease },
+	{ "events that never fire cannot be turned on (EOPNOTSUPP)", test_events },
 };
 
 int main(void)
