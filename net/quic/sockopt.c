@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * QUIC socket options (SOL_QUIC) and the IP-level options we pass through.
+ * QUIC socket options (SOL_QUIC) and the IP-level options that reach our
+ * packets.
  *
  * An option the module does not implement yet fails with -ENOPROTOOPT, and
  * a value it cannot honour with -EOPNOTSUPP (or -EINVAL when it is not a
@@ -9,6 +10,7 @@
  */
 
 #include <linux/slab.h>
+#include <net/inet_ecn.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
 
@@ -515,6 +517,48 @@ static int quic_getsockopt_quic(struct sock *sk, int optname,
 	}
 }
 
+/*
+ * The IP-level options that do something on a QUIC socket: the TOS (traffic
+ * class) and TTL (hop limit) of its packets, which quic_udp_xmit() takes
+ * from here (an AF_INET6 socket's IPv6 values serve its IPv4 peers too),
+ * and IPV6_V6ONLY, which bind() follows.  Anything else would be kept on a
+ * socket that no packet leaves from: ENOPROTOOPT.
+ */
+static bool quic_ip_opt_ok(const struct sock *sk, int level, int optname)
+{
+	if (level == SOL_IP)
+		return sk->sk_family == AF_INET &&
+		       (optname == IP_TOS || optname == IP_TTL);
+	if (level == SOL_IPV6)
+		return sk->sk_family == AF_INET6 &&
+		       (optname == IPV6_TCLASS || optname == IPV6_UNICAST_HOPS ||
+			optname == IPV6_V6ONLY);
+	return false;
+}
+
+/* Without ECN (RFC 9000 §13.4) our packets are Not-ECT: no ECN bits. */
+static int quic_ip_tos_check(int level, int optname, sockptr_t optval,
+			     unsigned int optlen)
+{
+	int val;
+	u8 v8;
+
+	if (!(level == SOL_IP && optname == IP_TOS) &&
+	    !(level == SOL_IPV6 && optname == IPV6_TCLASS))
+		return 0;
+	if (optlen >= sizeof(val)) {
+		if (copy_from_sockptr(&val, optval, sizeof(val)))
+			return -EFAULT;
+	} else if (optlen && level == SOL_IP) {
+		if (copy_from_sockptr(&v8, optval, 1))
+			return -EFAULT;
+		val = v8;
+	} else {
+		return 0;	/* the IP layer refuses the length */
+	}
+	return val > 0 && (val & INET_ECN_MASK) ? -EINVAL : 0;
+}
+
 int quic_sock_setsockopt(struct sock *sk, int level, int optname,
 			 sockptr_t optval, unsigned int optlen)
 {
@@ -526,12 +570,14 @@ int quic_sock_setsockopt(struct sock *sk, int level, int optname,
 		release_sock(sk);
 		return err;
 	}
-	/* IP options (TOS, TTL, IPV6_V6ONLY, ...) apply to the UDP path. */
-	if (level == SOL_IP && sk->sk_family == AF_INET)
+	if (!quic_ip_opt_ok(sk, level, optname))
+		return -ENOPROTOOPT;
+	err = quic_ip_tos_check(level, optname, optval, optlen);
+	if (err)
+		return err;
+	if (level == SOL_IP)
 		return ip_setsockopt(sk, level, optname, optval, optlen);
-	if (level == SOL_IPV6 && sk->sk_family == AF_INET6)
-		return ipv6_setsockopt(sk, level, optname, optval, optlen);
-	return -ENOPROTOOPT;
+	return ipv6_setsockopt(sk, level, optname, optval, optlen);
 }
 
 int quic_sock_getsockopt(struct sock *sk, int level, int optname,
@@ -545,9 +591,9 @@ int quic_sock_getsockopt(struct sock *sk, int level, int optname,
 		release_sock(sk);
 		return err;
 	}
-	if (level == SOL_IP && sk->sk_family == AF_INET)
+	if (!quic_ip_opt_ok(sk, level, optname))
+		return -ENOPROTOOPT;
+	if (level == SOL_IP)
 		return ip_getsockopt(sk, level, optname, optval, optlen);
-	if (level == SOL_IPV6 && sk->sk_family == AF_INET6)
-		return ipv6_getsockopt(sk, level, optname, optval, optlen);
-	return -ENOPROTOOPT;
+	return ipv6_getsockopt(sk, level, optname, optval, optlen);
 }

@@ -451,6 +451,106 @@ static void test_events(void)
 	close(fd);
 }
 
+/* ---- IP-level options ---- */
+
+/* TOS and TTL (traffic class and hop limit) of the next datagram at @peer. */
+static int recv_tos_ttl(int peer, int *tos, int *ttl)
+{
+	union {
+		char buf[256];
+		struct cmsghdr align;
+	} cbuf;
+	char data[2048];
+	struct iovec iov = { data, sizeof(data) };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf.buf, .msg_controllen = sizeof(cbuf.buf),
+	};
+	struct cmsghdr *cm;
+	int i;
+
+	*tos = *ttl = -1;
+	for (i = 0; i < 10 && recvmsg(peer, &mh, 0) < 0; i++)
+		;
+	if (i == 10)
+		return -1;
+	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+		if (cm->cmsg_level == SOL_IP && cm->cmsg_type == IP_TOS)
+			*tos = *(unsigned char *)CMSG_DATA(cm);
+		else if (cm->cmsg_level == SOL_IP && cm->cmsg_type == IP_TTL)
+			memcpy(ttl, CMSG_DATA(cm), sizeof(*ttl));
+		else if (cm->cmsg_level == SOL_IPV6 && cm->cmsg_type == IPV6_TCLASS)
+			memcpy(tos, CMSG_DATA(cm), sizeof(*tos));
+		else if (cm->cmsg_level == SOL_IPV6 && cm->cmsg_type == IPV6_HOPLIMIT)
+			memcpy(ttl, CMSG_DATA(cm), sizeof(*ttl));
+	}
+	return 0;
+}
+
+/* IP_TOS/IP_TTL (IPV6_TCLASS/IPV6_UNICAST_HOPS) reach the packets. */
+static void test_ip_tos_ttl(int family)
+{
+	int lvl = family == AF_INET ? SOL_IP : SOL_IPV6;
+	int o_tos = family == AF_INET ? IP_TOS : IPV6_TCLASS;
+	int o_ttl = family == AF_INET ? IP_TTL : IPV6_UNICAST_HOPS;
+	int r_tos = family == AF_INET ? IP_RECVTOS : IPV6_RECVTCLASS;
+	int r_ttl = family == AF_INET ? IP_RECVTTL : IPV6_RECVHOPLIMIT;
+	int one = 1, tos = 0x28, ttl = 17, got_tos, got_ttl, peer, fd, i;
+
+	/* First the defaults: TOS 0, the route's TTL (64 on loopback). */
+	for (i = 0; i < 2; i++) {
+		peer = udp_peer(family);
+		fd = qsock(family);
+		CHECK(peer >= 0);
+		CHECK_OK(setsockopt(peer, lvl, r_tos, &one, sizeof(one)));
+		CHECK_OK(setsockopt(peer, lvl, r_ttl, &one, sizeof(one)));
+		if (i) {
+			CHECK_OK(setsockopt(fd, lvl, o_tos, &tos, sizeof(tos)));
+			CHECK_OK(setsockopt(fd, lvl, o_ttl, &ttl, sizeof(ttl)));
+		}
+		CHECK_OK(start_initial(fd, family, peer));
+		CHECK_OK(recv_tos_ttl(peer, &got_tos, &got_ttl));
+		printf("# tos 0x%x ttl %d\n", got_tos, got_ttl);
+		CHECK(got_tos == (i ? tos : 0) && got_ttl == (i ? ttl : 64));
+		close(fd);
+		close(peer);
+	}
+}
+
+static void test_ip_tos_ttl_v4(void) { test_ip_tos_ttl(AF_INET); }
+static void test_ip_tos_ttl_v6(void) { test_ip_tos_ttl(AF_INET6); }
+
+static void test_ip_refused(void)
+{
+	int fd4 = qsock(AF_INET), fd6 = qsock(AF_INET6), v = 3;
+	socklen_t len = sizeof(v);
+
+	/* ECN bits: QUIC's ECN is not built, packets are Not-ECT. */
+	CHECK_ERR(setsockopt(fd4, SOL_IP, IP_TOS, &v, sizeof(v)), EINVAL);
+	v = 0x29;
+	CHECK_ERR(setsockopt(fd6, SOL_IPV6, IPV6_TCLASS, &v, sizeof(v)), EINVAL);
+	/* Options that would sit on a socket no packet leaves from. */
+	v = IP_PMTUDISC_DONT;
+	CHECK_ERR(setsockopt(fd4, SOL_IP, IP_MTU_DISCOVER, &v, sizeof(v)), ENOPROTOOPT);
+	CHECK_ERR(getsockopt(fd4, SOL_IP, IP_MTU_DISCOVER, &v, &len), ENOPROTOOPT);
+	v = 1;
+	CHECK_ERR(setsockopt(fd4, SOL_IP, IP_PKTINFO, &v, sizeof(v)), ENOPROTOOPT);
+	CHECK_ERR(setsockopt(fd4, SOL_IP, IP_RECVTOS, &v, sizeof(v)), ENOPROTOOPT);
+	CHECK_ERR(setsockopt(fd6, SOL_IPV6, IPV6_RECVPKTINFO, &v, sizeof(v)), ENOPROTOOPT);
+	CHECK_ERR(setsockopt(fd6, SOL_IPV6, IPV6_MTU_DISCOVER, &v, sizeof(v)), ENOPROTOOPT);
+	/* What is in force reads back. */
+	v = 0x10;
+	CHECK_OK(setsockopt(fd6, SOL_IPV6, IPV6_TCLASS, &v, sizeof(v)));
+	v = 0;
+	len = sizeof(v);
+	CHECK_OK(getsockopt(fd6, SOL_IPV6, IPV6_TCLASS, &v, &len));
+	CHECK(v == 0x10);
+	v = 1;
+	CHECK_OK(setsockopt(fd6, SOL_IPV6, IPV6_V6ONLY, &v, sizeof(v)));
+	close(fd4);
+	close(fd6);
+}
+
 static const struct tap_test tests[] = {
 	{ "config: all zero is accepted, a zero field keeps its value", test_config_zero_keeps },
 	{ "config: what is not built is EOPNOTSUPP, bad values EINVAL, the rest read back",
@@ -465,6 +565,9 @@ static const struct tap_test tests[] = {
 	{ "transport param: a zero field keeps the current value", test_tp_zero_keeps },
 	{ "transport param: grease_quic_bit is sent in the extension", test_tp_grease },
 	{ "events that never fire cannot be turned on (EOPNOTSUPP)", test_events },
+	{ "IP_TOS and IP_TTL reach the packets (IPv4)", test_ip_tos_ttl_v4 },
+	{ "IPV6_TCLASS and IPV6_UNICAST_HOPS reach the packets (IPv6)", test_ip_tos_ttl_v6 },
+	{ "ECN bits EINVAL; IP options that do nothing are ENOPROTOOPT", test_ip_refused },
 };
 
 int main(void)
