@@ -467,6 +467,8 @@ int __wrap_getsockopt(int fd, int level, int name, void *val, socklen_t *len)
 		return fk_copy_out(val, len, s->ticket, s->ticket_len);
 	case QUIC_SOCKOPT_CONNECTION_CLOSE:
 		return fk_copy_out(val, len, &s->peer_close, sizeof(s->peer_close));
+	case QUIC_SOCKOPT_CONFIG:
+		return fk_copy_out(val, len, &s->config, sizeof(s->config));
 	default:
 		return fk_err(ENOPROTOOPT);
 	}

@@ -19,7 +19,8 @@
  *    makes the socket ESTABLISHED; CONNECTION_CLOSE wakes the peer, whose
  *    recvmsg then fails with ECONNRESET.
  *  - getsockopt TRANSPORT_PARAM_EXT returns tp_local, ALPN alpn_preset,
- *    SESSION_TICKET the stored bytes, CONNECTION_CLOSE the peer's close.
+ *    SESSION_TICKET the stored bytes, CONNECTION_CLOSE the peer's close,
+ *    CONFIG the config the test set.
  *  - poll on a fake fd waits for queued data (POLLIN), always POLLOUT.
  */
 
@@ -64,6 +65,7 @@ struct fk_sock {
 	char alpn_preset[256];
 	size_t alpn_preset_len;
 	int fail_tp_set;		/* errno for TRANSPORT_PARAM_EXT set */
+	struct quic_config config;	/* what getsockopt CONFIG returns */
 
 	/* kernel state */
 	struct fk_chunk *rx_head, *rx_tail;
