@@ -37,6 +37,7 @@
 
 #include "tap.h"
 #include "addr.h"
+#include "cmsg.h"
 
 #define ALPN		"selftest"
 #define TIMEO_SEC	10	/* SO_RCVTIMEO/SO_SNDTIMEO of every socket */
@@ -232,39 +233,6 @@ static inline void conn_close(struct conn *c)
 }
 
 /* ---- stream data ---- */
-
-/*
- * sendmsg() with one SOL_QUIC cmsg of @type carrying @dlen bytes of @data
- * (at most a struct quic_stream_info), and @flags as the message flags.
- * Returns what sendmsg() returns (-1 with errno).
- */
-static inline ssize_t qsend_cmsg(int fd, const void *buf, size_t len,
-				 int type, const void *data, size_t dlen,
-				 int flags)
-{
-	union {
-		char buf[CMSG_SPACE(sizeof(struct quic_stream_info))];
-		struct cmsghdr align;
-	} cbuf;
-	struct iovec iov = { (void *)buf, len };
-	struct msghdr mh = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf.buf, .msg_controllen = CMSG_SPACE(dlen),
-	};
-	struct cmsghdr *cmsg;
-
-	if (dlen > sizeof(struct quic_stream_info)) {
-		errno = EINVAL;
-		return -1;
-	}
-	memset(&cbuf, 0, sizeof(cbuf));
-	cmsg = CMSG_FIRSTHDR(&mh);
-	cmsg->cmsg_level = SOL_QUIC;
-	cmsg->cmsg_type = type;
-	cmsg->cmsg_len = CMSG_LEN(dlen);
-	memcpy(CMSG_DATA(cmsg), data, dlen);
-	return sendmsg(fd, &mh, flags);
-}
 
 /* sendmsg() on stream @sid with the stream flags @sflags. */
 static inline ssize_t qsend(int fd, const void *buf, size_t len, int64_t sid,

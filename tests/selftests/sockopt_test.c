@@ -22,6 +22,7 @@
 
 #include "tap.h"
 #include "addr.h"
+#include "cmsg.h"
 
 #define TP_GREASE_QUIC_BIT	0x2ab2	/* RFC 9287 */
 
@@ -101,29 +102,14 @@ static int udp_peer(int family)
 static int start_initial(int fd, int family, int peer)
 {
 	struct quic_handshake_info info = { .crypto_level = QUIC_CRYPTO_INITIAL };
-	union {
-		char buf[CMSG_SPACE(sizeof(info))];
-		struct cmsghdr align;
-	} cbuf;
 	static const char hello[64] = { 1 };	/* a ClientHello's type */
-	struct iovec iov = { (void *)hello, sizeof(hello) };
-	struct msghdr mh = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf.buf, .msg_controllen = sizeof(cbuf.buf),
-	};
 	struct sockaddr_storage ss;
 	socklen_t len = loopback_addr(family, port_of(peer), &ss);
-	struct cmsghdr *cmsg;
 
 	if (connect(fd, (struct sockaddr *)&ss, len))
 		return -1;
-	memset(&cbuf, 0, sizeof(cbuf));
-	cmsg = CMSG_FIRSTHDR(&mh);
-	cmsg->cmsg_level = SOL_QUIC;
-	cmsg->cmsg_type = QUIC_HANDSHAKE_INFO;
-	cmsg->cmsg_len = CMSG_LEN(sizeof(info));
-	memcpy(CMSG_DATA(cmsg), &info, sizeof(info));
-	return sendmsg(fd, &mh, MSG_DONTWAIT) == sizeof(hello) ? 0 : -1;
+	return qsend_cmsg(fd, hello, sizeof(hello), QUIC_HANDSHAKE_INFO, &info,
+			  sizeof(info), MSG_DONTWAIT) == sizeof(hello) ? 0 : -1;
 }
 
 /* Datagrams @peer receives within @ms. */
