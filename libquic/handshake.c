@@ -66,9 +66,10 @@
  *
  * Session tickets (resumption, see session.c).  Client: before the
  * handshake getsockopt(QUIC_SOCKOPT_SESSION_TICKET) returns session data
- * the application set; after the handshake the kernel keeps the latest
- * NewSessionTicket message(s) received at APP level (raw TLS handshake
- * messages) and returns them from the same getsockopt.  Server:
+ * the application set; from the installation of the APP receive secret
+ * on, the kernel keeps the NewSessionTicket message(s) received at APP
+ * level (raw TLS handshake messages) and returns them from the same
+ * getsockopt.  Server:
  * getsockopt(QUIC_SOCKOPT_SESSION_TICKET) returns the 64-byte ticket key
  * the application set (on the listener or the socket), if any.
  */

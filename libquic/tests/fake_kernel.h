@@ -10,8 +10,10 @@
  *  - sendmsg with QUIC_HANDSHAKE_INFO queues the bytes to the peer at that
  *    level (refused at a level whose send secret is not installed, and at
  *    APP before the handshake is complete); recvmsg returns them with the
- *    same cmsg.  A client that is ESTABLISHED keeps APP-level handshake
- *    bytes (NewSessionTicket) for getsockopt(QUIC_SOCKOPT_SESSION_TICKET).
+ *    same cmsg.  A client keeps APP-level handshake bytes (NewSessionTicket)
+ *    for getsockopt(QUIC_SOCKOPT_SESSION_TICKET), in place of the session
+ *    data set there, from when its APP receive secret is installed (those
+ *    that come before wait for it).
  *  - sendmsg with QUIC_STREAM_INFO queues stream data to the peer, recvmsg
  *    returns it with a QUIC_STREAM_INFO cmsg (FIN in stream_flags).
  *  - setsockopt CRYPTO_SECRET / TRANSPORT_PARAM_EXT / ALPN /
@@ -76,6 +78,9 @@ struct fk_sock {
 	int established;
 	uint8_t ticket[8192];
 	size_t ticket_len;
+	int app_rx;			/* client: APP receive key installed */
+	uint8_t held[8192];		/* tickets that came before it */
+	size_t held_len;
 
 	/* records */
 	struct quic_crypto_secret secrets[FK_MAX_SECRETS];

@@ -298,12 +298,6 @@ void quic_conn_established(struct sock *sk)
 		return;
 	qs->handshake_done = true;
 	quic_conn_set_datagram_size(sk);
-	if (!qs->is_server) {
-		/* The session data set for resumption has served: tickets next. */
-		kfree_sensitive(qs->ticket);
-		qs->ticket = NULL;
-		qs->ticket_len = 0;
-	}
 	quic_set_state(sk, QUIC_SS_ESTABLISHED);
 	if (qs->is_server) {
 		/* RFC 9001 §4.1.2: complete means confirmed, for a server. */

@@ -53,6 +53,18 @@ static int quic_set_crypto_secret(struct sock *sk, sockptr_t optval,
 	if (err)
 		return err;
 
+	/*
+	 * A client's APP CRYPTO data is the server's NewSessionTickets, kept
+	 * in qs->ticket (crypto_frames.c): the session data set there for
+	 * resumption has served once a key that reads them is in, before
+	 * the packets held for it are read below.
+	 */
+	if (!qs->is_server && secret.level == QUIC_CRYPTO_APP && !secret.send) {
+		kfree_sensitive(qs->ticket);
+		qs->ticket = NULL;
+		qs->ticket_len = 0;
+	}
+
 	/* RFC 9002 §6.2.2.1: a client's anti-deadlock probe is a Handshake packet now. */
 	if (secret.level == QUIC_CRYPTO_HANDSHAKE && secret.send)
 		qs->ld.has_handshake_keys = true;
