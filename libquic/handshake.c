@@ -66,9 +66,10 @@
  *
  * Session tickets (resumption, see session.c).  Client: before the
  * handshake getsockopt(QUIC_SOCKOPT_SESSION_TICKET) returns session data
- * the application set; after the handshake the kernel keeps the latest
- * NewSessionTicket message(s) received at APP level (raw TLS handshake
- * messages) and returns them from the same getsockopt.  Server:
+ * the application set; from the installation of the APP receive secret
+ * on, the kernel keeps the NewSessionTicket message(s) received at APP
+ * level (raw TLS handshake messages) and returns them from the same
+ * getsockopt.  Server:
  * getsockopt(QUIC_SOCKOPT_SESSION_TICKET) returns the 64-byte ticket key
  * the application set (on the listener or the socket), if any.
  */
@@ -89,6 +90,7 @@
 #define QUIC_TIMEOUT_MS		30000
 
 /* TLS alerts used here (RFC 8446) */
+#define QUIC_ALERT_HANDSHAKE_FAILURE	40
 #define QUIC_ALERT_INTERNAL_ERROR	80
 #define QUIC_ALERT_MISSING_EXTENSION	109
 #define QUIC_ALERT_NO_APP_PROTOCOL	120
@@ -135,6 +137,7 @@ struct quic_hs {
 	size_t tp_peer_len;
 	struct quic_crypto_secret app_rx, app_tx;
 	unsigned int have_app_rx:1, have_app_tx:1;
+	struct quic_config config;	/* the socket's QUIC_SOCKOPT_CONFIG */
 	int alert;			/* fatal alert GnuTLS sent, or -1 */
 	uint32_t errcode;		/* close code chosen by libquic, or 0 */
 	int err;			/* error raised in a hook, or 0 */
@@ -267,6 +270,15 @@ int quic_session_is_server(gnutls_session_t session)
 	return session_is_server(session);
 }
 
+void quic_sock_config(int fd, struct quic_config *config)
+{
+	socklen_t len = sizeof(*config);
+
+	if (getsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_CONFIG, config, &len) < 0 ||
+	    len != sizeof(*config))
+		memset(config, 0, sizeof(*config));
+}
+
 static const char *side(const struct quic_hs *hs)
 {
 	return session_is_server(hs->session) ? "server" : "client";
@@ -383,6 +395,17 @@ static int hook_secret(gnutls_session_t session,
 		quic_log(QUIC_LOG_ERROR, "%s: cipher %s cannot be used with QUIC",
 			 side(hs), gnutls_cipher_get_name(cipher));
 		hs->alert = QUIC_ALERT_INTERNAL_ERROR;
+		hs->err = -EPROTO;
+		return GNUTLS_E_UNWANTED_ALGORITHM;
+	}
+
+	if (hs->config.payload_cipher_type &&
+	    (uint32_t)type != hs->config.payload_cipher_type) {
+		/* the kernel would refuse the secret: say why */
+		quic_log(QUIC_LOG_ERROR, "%s: cipher %s negotiated, the socket's payload_cipher_type is %u",
+			 side(hs), gnutls_cipher_get_name(cipher),
+			 hs->config.payload_cipher_type);
+		hs->alert = QUIC_ALERT_HANDSHAKE_FAILURE;
 		hs->err = -EPROTO;
 		return GNUTLS_E_UNWANTED_ALGORITHM;
 	}
@@ -528,13 +551,18 @@ static ssize_t no_vec_push(gnutls_transport_ptr_t ptr, const giovec_t *iov,
 
 static int hs_fail(struct quic_hs *hs, int gnutls_err)
 {
+	unsigned int status = 0;
 	int err, alert = hs->alert;
 	uint32_t errcode = hs->errcode;
 	const char *what = gnutls_strerror(gnutls_err);
 
 	err = hs->err ? hs->err : quic_gnutls_errno(gnutls_err);
-	if (gnutls_err == GNUTLS_E_CERTIFICATE_VERIFICATION_ERROR) {
-		unsigned int status = gnutls_session_get_verify_cert_status(hs->session);
+	if (gnutls_err == GNUTLS_E_CERTIFICATE_VERIFICATION_ERROR)
+		status = gnutls_session_get_verify_cert_status(hs->session);
+	else if (gnutls_err == GNUTLS_E_CERTIFICATE_ERROR &&	/* a verify */
+		 gnutls_certificate_verify_peers2(hs->session, &status) < 0)
+		status = 0;				/* function said no */
+	if (status) {
 		gnutls_datum_t out = { NULL, 0 };
 
 		if (status & GNUTLS_CERT_REVOKED)
@@ -761,6 +789,11 @@ int quic_hs_start(gnutls_session_t session, unsigned int flags,
 		return err;
 	}
 	hs->tp_local_len = len;
+	quic_sock_config(hs->fd, &hs->config);
+	if (hs->config.certificate_request && session_is_server(session))
+		gnutls_certificate_server_set_request(session,
+				hs->config.certificate_request == 1 ?
+				GNUTLS_CERT_REQUEST : GNUTLS_CERT_REQUIRE);
 
 	old = hs_unlink(session);
 	if (old)
@@ -1014,6 +1047,32 @@ static int handshake_timeout_ms(int fd)
 	return QUIC_TIMEOUT_MS;
 }
 
+/*
+ * QUIC_SOCKOPT_CONFIG's receive_session_ticket: a client returns once the
+ * kernel holds the server's NewSessionTicket (which arrives after the
+ * handshake), so that quic_session_get_data() has a ticket to give.
+ */
+static int wait_ticket(int fd, int64_t deadline)
+{
+	uint8_t ticket[8192];
+	socklen_t len;
+
+	for (;;) {
+		len = sizeof(ticket);
+		if (getsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_SESSION_TICKET, ticket,
+			       &len) < 0)
+			return -errno;
+		if (quic_is_ticket_messages(ticket, len))
+			return 0;
+		if (now_ms() >= deadline) {
+			quic_log(QUIC_LOG_ERROR, "fd %d: no session ticket from the server",
+				 fd);
+			return -ETIMEDOUT;
+		}
+		nanosleep(&(struct timespec){ 0, 10 * 1000000 }, NULL);
+	}
+}
+
 int quic_hs_run_blocking(gnutls_session_t session, unsigned int flags,
 			 int *alert)
 {
@@ -1032,6 +1091,13 @@ int quic_hs_run_blocking(gnutls_session_t session, unsigned int flags,
 		if (err)
 			break;
 		err = quic_handshake_step(session, &step);
+	}
+	if (!err && !session_is_server(session)) {
+		struct quic_config config;
+
+		quic_sock_config(fd, &config);
+		if (config.receive_session_ticket)
+			err = wait_ticket(fd, deadline);
 	}
 	if (alert) {
 		struct quic_hs *hs = hs_find(session);

@@ -23,5 +23,11 @@ int quic_hs_run_blocking(gnutls_session_t session, unsigned int flags,
 			 int *alert);
 int quic_gnutls_errno(int gnutls_err);
 int quic_session_is_server(gnutls_session_t session);
+/* The socket's QUIC_SOCKOPT_CONFIG; all zero (defaults) if it has none. */
+void quic_sock_config(int fd, struct quic_config *config);
+
+/* session.c */
+/* Does buf hold whole TLS NewSessionTicket messages? */
+int quic_is_ticket_messages(const uint8_t *buf, size_t len);
 
 #endif /* _LIBQUIC_INTERNAL_H */

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/tls.h>
 
 #include "internal.h"
 
@@ -219,8 +220,7 @@ QUIC_EXPORT int quic_session_get_alpn(gnutls_session_t session, void *data,
 
 /* ---- session data ---- */
 
-/* Does buf hold whole TLS NewSessionTicket messages? */
-static int is_ticket_messages(const uint8_t *buf, size_t len)
+int quic_is_ticket_messages(const uint8_t *buf, size_t len)
 {
 	size_t off = 0;
 
@@ -256,7 +256,7 @@ QUIC_EXPORT int quic_session_get_data(gnutls_session_t session, void *data,
 	/* The NewSessionTicket the kernel received after the handshake */
 	fd = gnutls_transport_get_int(session);
 	if (getsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_SESSION_TICKET, ticket, &len) == 0 &&
-	    is_ticket_messages(ticket, len)) {
+	    quic_is_ticket_messages(ticket, len)) {
 		ret = gnutls_handshake_write(session, GNUTLS_ENCRYPTION_LEVEL_APPLICATION,
 					     ticket, len);
 		if (ret < 0)
@@ -339,6 +339,52 @@ static void client_resume(gnutls_session_t session, int fd)
 			 gnutls_strerror(ret));
 }
 
+/*
+ * The priorities of the ready-made handshakes: @base, with only the cipher
+ * of the socket's payload_cipher_type (QUIC_SOCKOPT_CONFIG) if it has one.
+ */
+static int priority_set(gnutls_session_t session, const char *base,
+			const struct quic_config *config)
+{
+	static const struct { uint32_t type; const char *name; } ciphers[] = {
+		{ TLS_CIPHER_AES_GCM_128, "AES-128-GCM" },
+		{ TLS_CIPHER_AES_GCM_256, "AES-256-GCM" },
+		{ TLS_CIPHER_AES_CCM_128, "AES-128-CCM" },
+		{ TLS_CIPHER_CHACHA20_POLY1305, "CHACHA20-POLY1305" },
+	};
+	char prio[512];
+	size_t i;
+
+	if (!config->payload_cipher_type)
+		return gnutls_priority_set_direct(session, base, NULL);
+	for (i = 0; i < sizeof(ciphers) / sizeof(ciphers[0]); i++) {
+		if (ciphers[i].type != config->payload_cipher_type)
+			continue;
+		snprintf(prio, sizeof(prio), "%s:-CIPHER-ALL:+%s", base,
+			 ciphers[i].name);
+		return gnutls_priority_set_direct(session, prio, NULL);
+	}
+	quic_log(QUIC_LOG_ERROR, "payload_cipher_type %u is not a QUIC cipher",
+		 config->payload_cipher_type);
+	return GNUTLS_E_INVALID_REQUEST;
+}
+
+/*
+ * The server's check of a client certificate it asked for: the chain
+ * against the system trust store.  No certificate at all passes here;
+ * GnuTLS itself fails a handshake without one when it is required.
+ */
+static int verify_client(gnutls_session_t session)
+{
+	unsigned int n = 0, status = 0;
+
+	if (!gnutls_certificate_get_peers(session, &n) || !n)
+		return 0;
+	if (gnutls_certificate_verify_peers2(session, &status) < 0 || status)
+		return -1;	/* the handshake fails: GNUTLS_E_CERTIFICATE_ERROR */
+	return 0;
+}
+
 static int is_ip_literal(const char *host)
 {
 	unsigned char addr[16];
@@ -359,12 +405,14 @@ QUIC_EXPORT int quic_client_handshake(int sockfd, const char *pkey_file,
 	gnutls_certificate_credentials_t cert = NULL;
 	gnutls_psk_client_credentials_t psk = NULL;
 	gnutls_session_t session = NULL;
+	struct quic_config config;
 	unsigned int flags = 0;
 	struct psk_file pf;
 	int ret, err;
 
 	if (sockfd < 0)
 		return -EINVAL;
+	quic_sock_config(sockfd, &config);
 	if (!pkey_file && (!hostname || !*hostname)) {
 		quic_log(QUIC_LOG_ERROR, "client: a host name is needed to verify the server");
 		return -EINVAL;
@@ -389,7 +437,7 @@ QUIC_EXPORT int quic_client_handshake(int sockfd, const char *pkey_file,
 		if (ret >= 0)
 			ret = gnutls_credentials_set(session, GNUTLS_CRD_PSK, psk);
 		if (ret >= 0)
-			ret = gnutls_priority_set_direct(session, QUIC_PRIORITY_PSK, NULL);
+			ret = priority_set(session, QUIC_PRIORITY_PSK, &config);
 	} else {
 		ret = gnutls_certificate_allocate_credentials(&cert);
 		if (ret >= 0) {
@@ -400,7 +448,7 @@ QUIC_EXPORT int quic_client_handshake(int sockfd, const char *pkey_file,
 		if (ret >= 0)
 			ret = gnutls_credentials_set(session, GNUTLS_CRD_CERTIFICATE, cert);
 		if (ret >= 0)
-			ret = gnutls_priority_set_direct(session, QUIC_PRIORITY, NULL);
+			ret = priority_set(session, QUIC_PRIORITY, &config);
 		if (ret >= 0)
 			gnutls_session_set_verify_cert(session, hostname, 0);
 	}
@@ -436,11 +484,17 @@ QUIC_EXPORT int quic_server_handshake(int sockfd, const char *pkey_file,
 	gnutls_psk_server_credentials_t psk = NULL;
 	gnutls_session_t session = NULL;
 	struct psk_file pf = { NULL, 0, 0 };
+	struct quic_config config;
 	unsigned int flags = 0;
 	int ret, err, alert;
 
 	if (sockfd < 0 || !pkey_file)
 		return -EINVAL;
+	quic_sock_config(sockfd, &config);
+	if (config.certificate_request && !cert_file) {
+		quic_log(QUIC_LOG_ERROR, "server: certificate_request needs a certificate, not PSK");
+		return -EINVAL;
+	}
 	ret = gnutls_init(&session, GNUTLS_SERVER | GNUTLS_NO_END_OF_EARLY_DATA);
 	if (ret < 0)
 		return gnutls_fail("gnutls_init", ret);
@@ -454,10 +508,17 @@ QUIC_EXPORT int quic_server_handshake(int sockfd, const char *pkey_file,
 				quic_log(QUIC_LOG_ERROR, "server: loading %s / %s: %s",
 					 cert_file, pkey_file, gnutls_strerror(ret));
 		}
+		/* certificate_request: client chains verified like servers' */
+		if (ret >= 0 && config.certificate_request) {
+			ret = gnutls_certificate_set_x509_system_trust(cert);
+			gnutls_certificate_set_verify_function(cert, verify_client);
+			/* not the names of every CA in the store (kilobytes) */
+			gnutls_certificate_send_x509_rdn_sequence(session, 1);
+		}
 		if (ret >= 0)
 			ret = gnutls_credentials_set(session, GNUTLS_CRD_CERTIFICATE, cert);
 		if (ret >= 0)
-			ret = gnutls_priority_set_direct(session, QUIC_PRIORITY, NULL);
+			ret = priority_set(session, QUIC_PRIORITY, &config);
 	} else {
 		err = psk_file_load(pkey_file, &pf);
 		if (err)
@@ -469,7 +530,7 @@ QUIC_EXPORT int quic_server_handshake(int sockfd, const char *pkey_file,
 			ret = gnutls_credentials_set(session, GNUTLS_CRD_PSK, psk);
 		}
 		if (ret >= 0)
-			ret = gnutls_priority_set_direct(session, QUIC_PRIORITY_PSK, NULL);
+			ret = priority_set(session, QUIC_PRIORITY_PSK, &config);
 	}
 	if (ret >= 0)
 		ret = server_tickets(session, sockfd);

@@ -71,6 +71,11 @@ extern "C" {
  * Resumption: if the socket holds session data (setsockopt
  * QUIC_SOCKOPT_SESSION_TICKET with the bytes from quic_session_get_data()
  * of an earlier connection), it is used.
+ *
+ * The socket's QUIC_SOCKOPT_CONFIG: payload_cipher_type limits the
+ * offered ciphers to that one; receive_session_ticket makes the call
+ * return only once the server's NewSessionTicket has arrived (or fail
+ * with -ETIMEDOUT), so that quic_session_get_data() has a ticket.
  */
 int quic_client_handshake(int sockfd, const char *pkey_file,
 			  const char *hostname, const char *alpns);
@@ -85,6 +90,12 @@ int quic_client_handshake(int sockfd, const char *pkey_file,
  * Session tickets are issued with the key found in the socket's
  * QUIC_SOCKOPT_SESSION_TICKET (64 bytes), or else with a random key that
  * lives as long as the process.
+ *
+ * The socket's QUIC_SOCKOPT_CONFIG: payload_cipher_type limits the
+ * accepted ciphers to that one; certificate_request 1 asks the client for
+ * a certificate, 2 requires one, and a certificate sent is verified
+ * against the system trust store (-EKEYREJECTED if it fails, -EINVAL in
+ * PSK mode).
  */
 int quic_server_handshake(int sockfd, const char *pkey_file,
 			  const char *cert_file, const char *alpns);
@@ -106,6 +117,12 @@ int quic_server_handshake(int sockfd, const char *pkey_file,
  * socket attached with gnutls_transport_set_int(session, sockfd).  libquic
  * replaces the session's transport pull/push functions and installs its
  * QUIC hooks; it does not touch credentials, verification or priorities.
+ * Of the socket's QUIC_SOCKOPT_CONFIG it applies certificate_request to a
+ * server session (gnutls_certificate_server_set_request(); verification
+ * stays the caller's), fails (-EPROTO) when another cipher than
+ * payload_cipher_type is negotiated, and on a client honours
+ * receive_session_ticket as quic_client_handshake() does (the step API
+ * below does not wait for the ticket).
  * Blocks until the handshake is done, fails, or times out.
  */
 int quic_handshake(gnutls_session_t session);

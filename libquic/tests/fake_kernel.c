@@ -257,12 +257,17 @@ ssize_t __wrap_sendmsg(int fd, const struct msghdr *msg, int flags)
 		c->level = hinfo.crypto_level;
 		s->hs_sent[c->level] += len;
 		fk_event(s, FK_EV_SEND, c->level, 1, len);
-		if (c->level == QUIC_CRYPTO_APP && !s->peer->is_server &&
-		    s->peer->established) {
-			/* a NewSessionTicket for an established client */
-			if (len <= sizeof(s->peer->ticket)) {
-				memcpy(s->peer->ticket, c->data, len);
-				s->peer->ticket_len = len;
+		if (c->level == QUIC_CRYPTO_APP && !s->peer->is_server) {
+			/* a NewSessionTicket: kept for the client, or held
+			 * until it has the APP receive key, as quic.ko does
+			 */
+			struct fk_sock *p = s->peer;
+			uint8_t *buf = p->app_rx ? p->ticket : p->held;
+			size_t *n = p->app_rx ? &p->ticket_len : &p->held_len;
+
+			if (len <= sizeof(p->ticket) - *n) {
+				memcpy(buf + *n, c->data, len);
+				*n += len;
 			}
 			free(c);
 			c = NULL;
@@ -390,11 +395,15 @@ int __wrap_setsockopt(int fd, int level, int name, const void *val,
 		fk_event(s, FK_EV_SECRET, sec->level, sec->send, 0);
 		if (sec->send)
 			s->tx_key[sec->level] = 1;
-		if (sec->level == QUIC_CRYPTO_APP && ++s->app_keys == 2) {
-			s->established = 1;
-			if (!s->is_server)
-				s->ticket_len = 0;
+		if (sec->level == QUIC_CRYPTO_APP && !sec->send && !s->is_server) {
+			/* the session data has served: tickets from now */
+			memcpy(s->ticket, s->held, s->held_len);
+			s->ticket_len = s->held_len;
+			s->held_len = 0;
+			s->app_rx = 1;
 		}
+		if (sec->level == QUIC_CRYPTO_APP && ++s->app_keys == 2)
+			s->established = 1;
 		break;
 	}
 	case QUIC_SOCKOPT_TRANSPORT_PARAM_EXT:
@@ -467,6 +476,8 @@ int __wrap_getsockopt(int fd, int level, int name, void *val, socklen_t *len)
 		return fk_copy_out(val, len, s->ticket, s->ticket_len);
 	case QUIC_SOCKOPT_CONNECTION_CLOSE:
 		return fk_copy_out(val, len, &s->peer_close, sizeof(s->peer_close));
+	case QUIC_SOCKOPT_CONFIG:
+		return fk_copy_out(val, len, &s->config, sizeof(s->config));
 	default:
 		return fk_err(ENOPROTOOPT);
 	}

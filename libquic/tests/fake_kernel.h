@@ -10,8 +10,10 @@
  *  - sendmsg with QUIC_HANDSHAKE_INFO queues the bytes to the peer at that
  *    level (refused at a level whose send secret is not installed, and at
  *    APP before the handshake is complete); recvmsg returns them with the
- *    same cmsg.  A client that is ESTABLISHED keeps APP-level handshake
- *    bytes (NewSessionTicket) for getsockopt(QUIC_SOCKOPT_SESSION_TICKET).
+ *    same cmsg.  A client keeps APP-level handshake bytes (NewSessionTicket)
+ *    for getsockopt(QUIC_SOCKOPT_SESSION_TICKET), in place of the session
+ *    data set there, from when its APP receive secret is installed (those
+ *    that come before wait for it).
  *  - sendmsg with QUIC_STREAM_INFO queues stream data to the peer, recvmsg
  *    returns it with a QUIC_STREAM_INFO cmsg (FIN in stream_flags).
  *  - setsockopt CRYPTO_SECRET / TRANSPORT_PARAM_EXT / ALPN /
@@ -19,7 +21,8 @@
  *    makes the socket ESTABLISHED; CONNECTION_CLOSE wakes the peer, whose
  *    recvmsg then fails with ECONNRESET.
  *  - getsockopt TRANSPORT_PARAM_EXT returns tp_local, ALPN alpn_preset,
- *    SESSION_TICKET the stored bytes, CONNECTION_CLOSE the peer's close.
+ *    SESSION_TICKET the stored bytes, CONNECTION_CLOSE the peer's close,
+ *    CONFIG the config the test set.
  *  - poll on a fake fd waits for queued data (POLLIN), always POLLOUT.
  */
 
@@ -64,6 +67,7 @@ struct fk_sock {
 	char alpn_preset[256];
 	size_t alpn_preset_len;
 	int fail_tp_set;		/* errno for TRANSPORT_PARAM_EXT set */
+	struct quic_config config;	/* what getsockopt CONFIG returns */
 
 	/* kernel state */
 	struct fk_chunk *rx_head, *rx_tail;
@@ -74,6 +78,9 @@ struct fk_sock {
 	int established;
 	uint8_t ticket[8192];
 	size_t ticket_len;
+	int app_rx;			/* client: APP receive key installed */
+	uint8_t held[8192];		/* tickets that came before it */
+	size_t held_len;
 
 	/* records */
 	struct quic_crypto_secret secrets[FK_MAX_SECRETS];

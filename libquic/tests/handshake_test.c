@@ -53,10 +53,10 @@ static void diag(const char *fmt, ...)
 
 static char *path(const char *name)
 {
-	static char buf[4][512];
+	static char buf[8][512];
 	static int i;
 
-	i = (i + 1) % 4;
+	i = (i + 1) % 8;
 	snprintf(buf[i], sizeof(buf[i]), "%s/%s", dir, name);
 	return buf[i];
 }
@@ -84,8 +84,11 @@ struct side {
 	const void *data;		/* session data (client) */
 	size_t data_len;
 	int keep_session;		/* leave session for the caller */
+	const char *ccert, *ckey;	/* client certificate (session mode) */
+	int no_tickets;			/* server: GNUTLS_NO_TICKETS */
 	/* results */
 	int ret;
+	size_t ticket_len;		/* client: SESSION_TICKET at return */
 	int resumed;
 	gnutls_cipher_algorithm_t cipher;
 	gnutls_group_t group;
@@ -93,6 +96,16 @@ struct side {
 	gnutls_session_t session;
 	gnutls_certificate_credentials_t xcred;
 };
+
+/* What the kernel holds for QUIC_SOCKOPT_SESSION_TICKET right now. */
+static size_t ticket_now(int fd)
+{
+	uint8_t buf[8192];
+	socklen_t len = sizeof(buf);
+
+	return getsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_SESSION_TICKET, buf, &len) ?
+	       0 : len;
+}
 
 static void *side_run(void *arg)
 {
@@ -107,11 +120,14 @@ static void *side_run(void *arg)
 							sd->psk ? NULL : sd->cert, sd->alpns);
 		else
 			sd->ret = quic_client_handshake(sd->fd, sd->psk, sd->host, sd->alpns);
+		if (!sd->server)
+			sd->ticket_len = ticket_now(sd->fd);
 		return NULL;
 	}
 
 	ret = gnutls_init(&session, (sd->server ? GNUTLS_SERVER : GNUTLS_CLIENT) |
-			  GNUTLS_NO_END_OF_EARLY_DATA);
+			  GNUTLS_NO_END_OF_EARLY_DATA |
+			  (sd->no_tickets ? GNUTLS_NO_TICKETS : 0));
 	if (ret < 0)
 		goto fail;
 	gnutls_certificate_allocate_credentials(&sd->xcred);
@@ -121,6 +137,10 @@ static void *side_run(void *arg)
 	} else {
 		ret = gnutls_certificate_set_x509_trust_file(sd->xcred, sd->ca,
 							     GNUTLS_X509_FMT_PEM);
+		if (ret >= 0 && sd->ccert)
+			ret = gnutls_certificate_set_x509_key_file(sd->xcred, sd->ccert,
+								   sd->ckey,
+								   GNUTLS_X509_FMT_PEM);
 		if (ret >= 0)
 			gnutls_session_set_verify_cert(session, sd->host, 0);
 		if (ret >= 0 && sd->host)
@@ -140,6 +160,8 @@ static void *side_run(void *arg)
 		goto fail;
 	gnutls_transport_set_int(session, sd->fd);
 	sd->ret = quic_handshake(session);
+	if (!sd->server)
+		sd->ticket_len = ticket_now(sd->fd);
 	sd->resumed = gnutls_session_is_resumed(session);
 	sd->cipher = gnutls_cipher_get(session);
 	sd->group = gnutls_group_get(session);
@@ -171,6 +193,8 @@ static void side_free(struct side *sd)
 struct conn {
 	struct fk_sock *c, *s;
 	struct side cli, srv;
+	struct quic_config ccfg, scfg;	/* QUIC_SOCKOPT_CONFIG of each side */
+	int timeout;			/* SO_RCVTIMEO, seconds; 0: 10 */
 	double seconds;
 };
 
@@ -192,8 +216,10 @@ static void conn_run(struct conn *cn)
 	cn->cli.fd = cn->c->fd;
 	cn->srv.fd = cn->s->fd;
 	cn->srv.server = 1;
-	set_timeout(cn->c->fd, 10);
-	set_timeout(cn->s->fd, 10);
+	cn->c->config = cn->ccfg;
+	cn->s->config = cn->scfg;
+	set_timeout(cn->c->fd, cn->timeout ? cn->timeout : 10);
+	set_timeout(cn->s->fd, cn->timeout ? cn->timeout : 10);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (cn->srv.mode != MODE_NONE)
 		pthread_create(&ts, NULL, side_run, &cn->srv);
@@ -673,6 +699,135 @@ static void test_resumption(void)
 	fk_pair_free(cn2.c, cn2.s);
 }
 
+/* Both sides quic_client/server_handshake() with the same PSK. */
+static void psk_sides(struct conn *cn)
+{
+	default_sides(cn, MODE_WRAPPER, MODE_WRAPPER);
+	cn->cli.psk = path("psk.txt");
+	cn->srv.psk = path("psk.txt");
+}
+
+/* QUIC_SOCKOPT_CONFIG's payload_cipher_type: the ready-made handshakes
+ * offer or accept that cipher only.
+ */
+static void test_config_cipher(void)
+{
+	struct conn cn;
+
+	default_sides(&cn, MODE_SESSION, MODE_WRAPPER);
+	cn.scfg.payload_cipher_type = TLS_CIPHER_AES_GCM_256;
+	conn_run(&cn);
+	check_success(&cn, "server payload_cipher_type AES-256-GCM",
+		      TLS_CIPHER_AES_GCM_256, NULL);
+	conn_free(&cn);
+
+	psk_sides(&cn);
+	cn.ccfg.payload_cipher_type = TLS_CIPHER_CHACHA20_POLY1305;
+	conn_run(&cn);
+	check_success(&cn, "client payload_cipher_type CHACHA20-POLY1305",
+		      TLS_CIPHER_CHACHA20_POLY1305, NULL);
+	conn_free(&cn);
+
+	/* a caller's own session that negotiates another cipher fails */
+	default_sides(&cn, MODE_SESSION, MODE_WRAPPER);
+	cn.ccfg.payload_cipher_type = TLS_CIPHER_AES_GCM_256;
+	cn.cli.priority = QUIC_PRIORITY ":-CIPHER-ALL:+AES-128-GCM";
+	conn_run(&cn);
+	check_failure(&cn, "own session, another cipher than payload_cipher_type",
+		      0, EPROTO, GNUTLS_A_HANDSHAKE_FAILURE);
+	conn_free(&cn);
+}
+
+/*
+ * A server that refused the client's certificate: in TLS 1.3 the client
+ * has completed by then, so only the server fails, and closes.
+ */
+static void check_cert_refused(struct conn *cn, const char *name, int alert)
+{
+	uint32_t code = cn->s->close.errcode;
+
+	ok(cn->srv.ret == -EKEYREJECTED && !cn->s->established && cn->s->close_set &&
+	   code == QUIC_TRANSPORT_ERROR_CRYPTO + (uint32_t)alert,
+	   "%s: the server fails with %s, closing with alert %s", name,
+	   strerror(EKEYREJECTED), gnutls_alert_get_name(alert));
+	if (cn->srv.ret != -EKEYREJECTED || !cn->s->close_set)
+		diag("client %d, server %d, close_set %d errcode 0x%x", cn->cli.ret,
+		     cn->srv.ret, cn->s->close_set, code);
+}
+
+/* QUIC_SOCKOPT_CONFIG's certificate_request on quic_server_handshake(). */
+static void test_config_cert_request(void)
+{
+	static const struct {
+		int request, client_cert, alert;	/* alert 0: success */
+		const char *name;
+	} cases[] = {
+		{ 2, 0, GNUTLS_A_CERTIFICATE_REQUIRED,
+		  "certificate_request 2, client without certificate" },
+		{ 2, 1, GNUTLS_A_UNKNOWN_CA,
+		  "certificate_request 2, client chain not in the system store" },
+		{ 1, 1, GNUTLS_A_UNKNOWN_CA,
+		  "certificate_request 1, client chain not in the system store" },
+		{ 1, 0, 0, "certificate_request 1, client without certificate" },
+	};
+	struct conn cn;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		default_sides(&cn, MODE_SESSION, MODE_WRAPPER);
+		if (cases[i].client_cert) {
+			cn.cli.ccert = path("client.pem");
+			cn.cli.ckey = path("client.key");
+		}
+		cn.scfg.certificate_request = cases[i].request;
+		conn_run(&cn);
+		if (cases[i].alert)
+			check_cert_refused(&cn, cases[i].name, cases[i].alert);
+		else
+			check_success(&cn, cases[i].name, TLS_CIPHER_AES_GCM_128, NULL);
+		conn_free(&cn);
+	}
+
+	default_sides(&cn, MODE_NONE, MODE_NONE);
+	if (fk_pair(&cn.c, &cn.s))
+		abort();
+	cn.s->config.certificate_request = 2;
+	ok(quic_server_handshake(cn.s->fd, path("psk.txt"), NULL, NULL) == -EINVAL,
+	   "certificate_request with a PSK server gives -EINVAL");
+	fk_pair_free(cn.c, cn.s);
+}
+
+/* QUIC_SOCKOPT_CONFIG's receive_session_ticket on the client. */
+static void test_config_ticket(void)
+{
+	struct conn cn;
+	int wrapper;
+
+	for (wrapper = 0; wrapper < 2; wrapper++) {
+		if (wrapper)
+			psk_sides(&cn);
+		else
+			default_sides(&cn, MODE_SESSION, MODE_WRAPPER);
+		cn.ccfg.receive_session_ticket = 1;
+		conn_run(&cn);
+		ok(cn.cli.ret == 0 && cn.srv.ret == 0 && cn.cli.ticket_len > 0,
+		   "receive_session_ticket: %s returns with the ticket in the kernel (%zu bytes)",
+		   wrapper ? "quic_client_handshake" : "quic_handshake",
+		   cn.cli.ticket_len);
+		conn_free(&cn);
+	}
+
+	default_sides(&cn, MODE_SESSION, MODE_SESSION);
+	cn.srv.no_tickets = 1;
+	cn.ccfg.receive_session_ticket = 1;
+	cn.timeout = 1;
+	conn_run(&cn);
+	ok(cn.cli.ret == -ETIMEDOUT && cn.srv.ret == 0 && cn.c->established,
+	   "receive_session_ticket: no ticket from the server: -ETIMEDOUT (%.1f s)",
+	   cn.seconds);
+	conn_free(&cn);
+}
+
 /* Both sides driven through the step API in this one thread; the bytes
  * move directly between the steps, the fake kernel only sees setsockopts.
  */
@@ -898,6 +1053,9 @@ int main(int argc, char **argv)
 	test_resumption();
 	test_step_api();
 	test_stream_msgs();
+	test_config_cipher();
+	test_config_cert_request();
+	test_config_ticket();
 
 	printf("1..%d\n", test_no);
 	return failures ? 1 : 0;

@@ -5,6 +5,15 @@ cd "$(dirname "$0")" || exit 1
 dir=$(mktemp -d "${TMPDIR:-/tmp}/libquic-test.XXXXXX") || exit 1
 trap 'rm -rf "$dir"' EXIT INT TERM
 
+issue() {	# NAME TEMPLATE: NAME.key and NAME.pem, signed by the CA
+	certtool --generate-privkey --key-type=ecdsa --curve=secp256r1 \
+		--outfile "$dir/$1.key" &&
+	printf "$2"'signing_key\nexpiration_days = 2\n' > "$dir/$1.tmpl" &&
+	certtool --generate-certificate --load-privkey "$dir/$1.key" \
+		--load-ca-certificate "$dir/ca.pem" --load-ca-privkey "$dir/ca.key" \
+		--template "$dir/$1.tmpl" --outfile "$dir/$1.pem"
+}
+
 gen() {
 	# CA
 	certtool --generate-privkey --key-type=ecdsa --curve=secp256r1 \
@@ -20,13 +29,9 @@ gen() {
 	certtool --generate-self-signed --load-privkey "$dir/other-ca.key" \
 		--template "$dir/other-ca.tmpl" --outfile "$dir/other-ca.pem" &&
 	# server certificate for localhost, signed by the CA
-	certtool --generate-privkey --key-type=ecdsa --curve=secp256r1 \
-		--outfile "$dir/server.key" &&
-	printf 'cn = "localhost"\ndns_name = "localhost"\nip_address = "127.0.0.1"\ntls_www_server\nsigning_key\nexpiration_days = 2\n' \
-		> "$dir/server.tmpl" &&
-	certtool --generate-certificate --load-privkey "$dir/server.key" \
-		--load-ca-certificate "$dir/ca.pem" --load-ca-privkey "$dir/ca.key" \
-		--template "$dir/server.tmpl" --outfile "$dir/server.pem" &&
+	issue server 'cn = "localhost"\ndns_name = "localhost"\nip_address = "127.0.0.1"\ntls_www_server\n' &&
+	# client certificate, signed by the CA (for certificate_request)
+	issue client 'cn = "libquic test client"\ntls_www_client\n' &&
 	# PSK files: identity:hexkey (psktool format), same identity, two keys
 	key=$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n') &&
 	bad=$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n') &&

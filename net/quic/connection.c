@@ -182,6 +182,8 @@ static int quic_conn_setup(struct sock *sk, const struct quic_cid *dcid,
 		quic_tp_mark(&qs->local_tp, QUIC_TPB_ORIGINAL_DCID);
 	}
 	quic_ld_init(&qs->ld, qs->is_server, qs->ld.max_ack_delay);
+	/* QUIC_SOCKOPT_CONFIG's initial_smoothed_rtt, or kInitialRtt if 0. */
+	quic_rtt_init(&qs->rtt, qs->config.initial_smoothed_rtt);
 	err = quic_conn_recovery_init(qs, qs->config.congestion_control_algo);
 	if (err)
 		return err;
@@ -296,12 +298,6 @@ void quic_conn_established(struct sock *sk)
 		return;
 	qs->handshake_done = true;
 	quic_conn_set_datagram_size(sk);
-	if (!qs->is_server) {
-		/* The session data set for resumption has served: tickets next. */
-		kfree_sensitive(qs->ticket);
-		qs->ticket = NULL;
-		qs->ticket_len = 0;
-	}
 	quic_set_state(sk, QUIC_SS_ESTABLISHED);
 	if (qs->is_server) {
 		/* RFC 9001 §4.1.2: complete means confirmed, for a server. */

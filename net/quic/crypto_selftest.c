@@ -1267,7 +1267,11 @@ static void quic_st_noalloc(struct quic_ktap *ktap)
 			kp[i].symbol_name = NULL;
 	}
 	if (!probes) {
-		pr_info("# SKIP quic crypto: kprobes unavailable\n");
+		quic_ktap_skip(ktap, "allocation probes see kmalloc",
+			       "kprobes unavailable");
+		quic_ktap_skip(ktap,
+			       "no allocation while protecting, unprotecting and updating keys",
+			       "kprobes unavailable");
 		goto out;
 	}
 

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * In-module self-tests, run at module load when the "selftest" parameter is
- * set, reported as flat KTAP in the kernel log (one "ok N name" or
- * "not ok N name" line per test case).  tests/selftests/ktap collects them.
+ * set, reported as flat KTAP in the kernel log (one "ok N name",
+ * "not ok N name" or "ok N name # SKIP reason" line per test case).
+ * tests/selftests/ktap.sh collects them.
  */
 
 #ifndef _NET_QUIC_SELFTEST_H
@@ -13,10 +14,14 @@
 struct quic_ktap {
 	unsigned int	run;
 	unsigned int	failed;
+	unsigned int	skipped;
 };
 
 __printf(3, 4)
 bool quic_ktap_check(struct quic_ktap *ktap, bool ok, const char *fmt, ...);
+/* A case that cannot run here: "ok N name # SKIP reason". */
+void quic_ktap_skip(struct quic_ktap *ktap, const char *name,
+		    const char *reason);
 
 /*
  * The suites: each component declares its own here and adds it to the table

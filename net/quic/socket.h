@@ -73,6 +73,7 @@ struct quic_sock {
 	struct quic_reorder	reorder;	/* loss thresholds, APP space */
 	struct quic_lost_log	lost_log;	/* APP packets declared lost */
 	struct quic_idle	idle;
+	u64			keepalive_sent;	/* last keepalive PING, us */
 	struct quic_amp		amp;
 	struct quic_key_phase	key_phase;	/* 1-RTT key updates */
 	u32			max_datagram;	/* UDP payload we send */

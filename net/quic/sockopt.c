@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * QUIC socket options (SOL_QUIC) and the IP-level options we pass through.
+ * QUIC socket options (SOL_QUIC) and the IP-level options that reach our
+ * packets.
  *
- * An option the module does not implement yet fails with -ENOPROTOOPT:
- * reporting success for something we did not do would let programs believe
- * a setting is in force.
+ * An option the module does not implement yet fails with -ENOPROTOOPT, and
+ * a value it cannot honour with -EOPNOTSUPP (or -EINVAL when it is not a
+ * value at all): reporting success for something we did not do would let
+ * programs believe a setting is in force.
  */
 
 #include <linux/slab.h>
+#include <net/inet_ecn.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
 
@@ -40,10 +43,27 @@ static int quic_set_crypto_secret(struct sock *sk, sockptr_t optval,
 	/* One copy from userspace: what we check is what we install. */
 	if (copy_from_sockptr(&secret, optval, sizeof(secret)))
 		return -EFAULT;
-	err = quic_crypto_set_secret(&qs->crypto, &secret);
+	/* QUIC_SOCKOPT_CONFIG's payload_cipher_type allows no other. */
+	if (qs->config.payload_cipher_type &&
+	    secret.type != qs->config.payload_cipher_type)
+		err = -EINVAL;
+	else
+		err = quic_crypto_set_secret(&qs->crypto, &secret);
 	memzero_explicit(secret.secret, sizeof(secret.secret));
 	if (err)
 		return err;
+
+	/*
+	 * A client's APP CRYPTO data is the server's NewSessionTickets, kept
+	 * in qs->ticket (crypto_frames.c): the session data set there for
+	 * resumption has served once a key that reads them is in, before
+	 * the packets held for it are read below.
+	 */
+	if (!qs->is_server && secret.level == QUIC_CRYPTO_APP && !secret.send) {
+		kfree_sensitive(qs->ticket);
+		qs->ticket = NULL;
+		qs->ticket_len = 0;
+	}
 
 	/* RFC 9002 §6.2.2.1: a client's anti-deadlock probe is a Handshake packet now. */
 	if (secret.level == QUIC_CRYPTO_HANDSHAKE && secret.send)
@@ -93,12 +113,21 @@ static int quic_set_tp_ext(struct sock *sk, sockptr_t optval,
 	return 0;
 }
 
-/* The ABI form of transport parameters, from ours (or the peer's). */
+/*
+ * The ABI form of transport parameters, from ours (or the peer's).  Fields
+ * for what the module does not do report it: no stateless reset token is
+ * ever sent, 1-RTT is always encrypted, and compatible version negotiation
+ * (RFC 9368) is off unless version_information was exchanged.
+ */
 static void quic_tp_to_user(const struct quic_transport_params *tp,
 			    struct quic_transport_param *p)
 {
 	p->disable_active_migration = tp->disable_active_migration;
 	p->grease_quic_bit = tp->grease_quic_bit;
+	p->stateless_reset = quic_tp_has(tp, QUIC_TPB_STATELESS_RESET_TOKEN);
+	p->disable_1rtt_encryption = 0;
+	p->disable_compatible_version =
+		!quic_tp_has(tp, QUIC_TPB_VERSION_INFORMATION);
 	p->active_connection_id_limit =
 		min_t(u64, tp->active_connection_id_limit, U8_MAX);
 	p->ack_delay_exponent = tp->ack_delay_exponent;
@@ -118,43 +147,49 @@ static void quic_tp_to_user(const struct quic_transport_params *tp,
 
 /*
  * Our transport parameters from the ABI form, each checked as RFC 9000
- * §18.2 bounds it.  A zero max_udp_payload_size, active_connection_id_limit
- * or max_ack_delay means the default.
+ * §18.2 bounds it.  As the draft API says, a zero field keeps the current
+ * value (flags included: a set flag stays set).  What the module cannot
+ * honour is refused rather than dropped: datagrams (RFC 9221), stateless
+ * reset tokens and unencrypted 1-RTT.  disable_compatible_version may be
+ * set: there is no compatible version negotiation to disable.
  */
 static int quic_tp_from_user(struct quic_transport_params *tp,
 			     const struct quic_transport_param *p)
 {
+	const struct {
+		enum quic_tp_bit bit;
+		u64 value;
+	} v[] = {
+		/* Microseconds in the ABI, milliseconds on the wire. */
+		{ QUIC_TPB_MAX_IDLE_TIMEOUT,
+		  DIV_ROUND_UP(p->max_idle_timeout, USEC_PER_MSEC) },
+		{ QUIC_TPB_MAX_ACK_DELAY,
+		  DIV_ROUND_UP(p->max_ack_delay, USEC_PER_MSEC) },
+		{ QUIC_TPB_INITIAL_MAX_DATA, p->max_data },
+		{ QUIC_TPB_INITIAL_MAX_STREAM_DATA_BIDI_LOCAL,
+		  p->max_stream_data_bidi_local },
+		{ QUIC_TPB_INITIAL_MAX_STREAM_DATA_BIDI_REMOTE,
+		  p->max_stream_data_bidi_remote },
+		{ QUIC_TPB_INITIAL_MAX_STREAM_DATA_UNI, p->max_stream_data_uni },
+		{ QUIC_TPB_INITIAL_MAX_STREAMS_BIDI, p->max_streams_bidi },
+		{ QUIC_TPB_INITIAL_MAX_STREAMS_UNI, p->max_streams_uni },
+		{ QUIC_TPB_ACK_DELAY_EXPONENT, p->ack_delay_exponent },
+		{ QUIC_TPB_MAX_UDP_PAYLOAD_SIZE, p->max_udp_payload_size },
+		{ QUIC_TPB_ACTIVE_CONNECTION_ID_LIMIT,
+		  p->active_connection_id_limit },
+		/* We never check the fixed bit: RFC 9287 §3 holds. */
+		{ QUIC_TPB_GREASE_QUIC_BIT, !!p->grease_quic_bit },
+		{ QUIC_TPB_DISABLE_ACTIVE_MIGRATION, !!p->disable_active_migration },
+	};
 	struct quic_transport_params t = *tp;
-	int err;
+	unsigned int i;
 
-	err = quic_tp_set(&t, QUIC_TPB_MAX_IDLE_TIMEOUT,
-			  p->max_idle_timeout / USEC_PER_MSEC);
-	err = err ?: quic_tp_set(&t, QUIC_TPB_INITIAL_MAX_DATA, p->max_data);
-	err = err ?: quic_tp_set(&t, QUIC_TPB_INITIAL_MAX_STREAM_DATA_BIDI_LOCAL,
-				 p->max_stream_data_bidi_local);
-	err = err ?: quic_tp_set(&t, QUIC_TPB_INITIAL_MAX_STREAM_DATA_BIDI_REMOTE,
-				 p->max_stream_data_bidi_remote);
-	err = err ?: quic_tp_set(&t, QUIC_TPB_INITIAL_MAX_STREAM_DATA_UNI,
-				 p->max_stream_data_uni);
-	err = err ?: quic_tp_set(&t, QUIC_TPB_INITIAL_MAX_STREAMS_BIDI,
-				 p->max_streams_bidi);
-	err = err ?: quic_tp_set(&t, QUIC_TPB_INITIAL_MAX_STREAMS_UNI,
-				 p->max_streams_uni);
-	err = err ?: quic_tp_set(&t, QUIC_TPB_ACK_DELAY_EXPONENT,
-				 p->ack_delay_exponent);
-	if (!err && p->max_ack_delay)
-		err = quic_tp_set(&t, QUIC_TPB_MAX_ACK_DELAY,
-				  p->max_ack_delay / USEC_PER_MSEC);
-	if (!err && p->max_udp_payload_size)
-		err = quic_tp_set(&t, QUIC_TPB_MAX_UDP_PAYLOAD_SIZE,
-				  p->max_udp_payload_size);
-	if (!err && p->active_connection_id_limit)
-		err = quic_tp_set(&t, QUIC_TPB_ACTIVE_CONNECTION_ID_LIMIT,
-				  p->active_connection_id_limit);
-	err = err ?: quic_tp_set(&t, QUIC_TPB_DISABLE_ACTIVE_MIGRATION,
-				 !!p->disable_active_migration);
-	if (err)
-		return err;
+	if (p->max_datagram_frame_size || p->stateless_reset ||
+	    p->disable_1rtt_encryption)
+		return -EOPNOTSUPP;
+	for (i = 0; i < ARRAY_SIZE(v); i++)
+		if (v[i].value && quic_tp_set(&t, v[i].bit, v[i].value))
+			return -EINVAL;
 	*tp = t;
 	return 0;
 }
@@ -286,27 +321,83 @@ static int quic_set_ticket(struct sock *sk, sockptr_t optval,
 	return 0;
 }
 
+/* The longest initial_smoothed_rtt taken, in microseconds (a minute). */
+#define QUIC_CONFIG_MAX_INITIAL_RTT	(60 * USEC_PER_SEC)
+
+/*
+ * QUIC_SOCKOPT_CONFIG values the module can honour.  What is not built
+ * yet is refused unless it asks for the default (zero): PLPMTUD probes and
+ * address validation with Retry.  libquic reads payload_cipher_type,
+ * receive_session_ticket and certificate_request back from the socket;
+ * stream data is always sent at once, so stream_data_nodelay may be 0 or 1.
+ */
+static int quic_config_check(const struct quic_config *c)
+{
+	if (c->version && c->version != QUIC_VERSION_V1 &&
+	    c->version != QUIC_VERSION_V2)
+		return -EINVAL;
+	if (c->congestion_control_algo >= QUIC_CONG_ALG_MAX ||
+	    c->initial_smoothed_rtt > QUIC_CONFIG_MAX_INITIAL_RTT ||
+	    (c->payload_cipher_type && !quic_crypto_cipher(c->payload_cipher_type)) ||
+	    c->validate_peer_address > 1 || c->stream_data_nodelay > 1 ||
+	    c->receive_session_ticket > 1 || c->certificate_request > 2)
+		return -EINVAL;
+	if (c->congestion_control_algo == QUIC_CONG_ALG_BBR ||
+	    c->plpmtud_probe_interval || c->validate_peer_address)
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+/*
+ * A zero field keeps the current value, as the draft API says, except
+ * congestion_control_algo, where 0 is QUIC_CONG_ALG_RENO.
+ */
+static void quic_config_merge(struct quic_config *cur,
+			      const struct quic_config *c)
+{
+	cur->version = c->version ?: cur->version;
+	cur->initial_smoothed_rtt =
+		c->initial_smoothed_rtt ?: cur->initial_smoothed_rtt;
+	cur->payload_cipher_type =
+		c->payload_cipher_type ?: cur->payload_cipher_type;
+	cur->congestion_control_algo = c->congestion_control_algo;
+	cur->stream_data_nodelay =
+		c->stream_data_nodelay ?: cur->stream_data_nodelay;
+	cur->receive_session_ticket =
+		c->receive_session_ticket ?: cur->receive_session_ticket;
+	cur->certificate_request =
+		c->certificate_request ?: cur->certificate_request;
+	cur->keepalive_probe_interval =
+		c->keepalive_probe_interval ?: cur->keepalive_probe_interval;
+}
+
 static int quic_set_config(struct sock *sk, sockptr_t optval,
 			   unsigned int optlen)
 {
 	struct quic_sock *qs = quic_sk(sk);
 	struct quic_config c;
+	int err;
 
 	if (optlen < sizeof(c))
 		return -EINVAL;
 	if (copy_from_sockptr(&c, optval, sizeof(c)))
 		return -EFAULT;
-	if (c.version && c.version != QUIC_VERSION_V1 &&
-	    c.version != QUIC_VERSION_V2)
-		return -EINVAL;
-	if (c.congestion_control_algo >= QUIC_CONG_ALG_BBR)
-		return -EINVAL;
+	err = quic_config_check(&c);
+	if (err)
+		return err;
 	if (qs->peer.sa.sa_family)
 		return -EISCONN;	/* the connection already runs */
-	qs->config = c;
-	if (c.version)
-		qs->version = c.version;
+	quic_config_merge(&qs->config, &c);
+	qs->version = qs->config.version;
 	return 0;
+}
+
+/* Events that nothing in the module raises yet cannot be turned on. */
+static bool quic_event_raised(u8 type)
+{
+	return type != QUIC_EVENT_CONNECTION_ID &&
+	       type != QUIC_EVENT_CONNECTION_MIGRATION &&
+	       type != QUIC_EVENT_NEW_TOKEN;
 }
 
 static int quic_set_event(struct sock *sk, sockptr_t optval,
@@ -321,6 +412,8 @@ static int quic_set_event(struct sock *sk, sockptr_t optval,
 		return -EFAULT;
 	if (ev.type == QUIC_EVENT_NONE || ev.type >= QUIC_EVENT_MAX)
 		return -EINVAL;
+	if (ev.on && !quic_event_raised(ev.type))
+		return -EOPNOTSUPP;
 	if (ev.on)
 		qs->events |= BIT(ev.type);
 	else
@@ -422,6 +515,7 @@ static int quic_getsockopt_quic(struct sock *sk, int optname,
 				    qs->ticket_len);
 	case QUIC_SOCKOPT_CONFIG:
 		u.config = qs->config;
+		u.config.version = qs->version;	/* a server's: the client's */
 		return quic_put_opt(optval, optlen, len, &u.config,
 				    sizeof(u.config));
 	case QUIC_SOCKOPT_EVENT:
@@ -435,6 +529,48 @@ static int quic_getsockopt_quic(struct sock *sk, int optname,
 	}
 }
 
+/*
+ * The IP-level options that do something on a QUIC socket: the TOS (traffic
+ * class) and TTL (hop limit) of its packets, which quic_udp_xmit() takes
+ * from here (an AF_INET6 socket's IPv6 values serve its IPv4 peers too),
+ * and IPV6_V6ONLY, which bind() follows.  Anything else would be kept on a
+ * socket that no packet leaves from: ENOPROTOOPT.
+ */
+static bool quic_ip_opt_ok(const struct sock *sk, int level, int optname)
+{
+	if (level == SOL_IP)
+		return sk->sk_family == AF_INET &&
+		       (optname == IP_TOS || optname == IP_TTL);
+	if (level == SOL_IPV6)
+		return sk->sk_family == AF_INET6 &&
+		       (optname == IPV6_TCLASS || optname == IPV6_UNICAST_HOPS ||
+			optname == IPV6_V6ONLY);
+	return false;
+}
+
+/* Without ECN (RFC 9000 §13.4) our packets are Not-ECT: no ECN bits. */
+static int quic_ip_tos_check(int level, int optname, sockptr_t optval,
+			     unsigned int optlen)
+{
+	int val;
+	u8 v8;
+
+	if (!(level == SOL_IP && optname == IP_TOS) &&
+	    !(level == SOL_IPV6 && optname == IPV6_TCLASS))
+		return 0;
+	if (optlen >= sizeof(val)) {
+		if (copy_from_sockptr(&val, optval, sizeof(val)))
+			return -EFAULT;
+	} else if (optlen && level == SOL_IP) {
+		if (copy_from_sockptr(&v8, optval, 1))
+			return -EFAULT;
+		val = v8;
+	} else {
+		return 0;	/* the IP layer refuses the length */
+	}
+	return val > 0 && (val & INET_ECN_MASK) ? -EINVAL : 0;
+}
+
 int quic_sock_setsockopt(struct sock *sk, int level, int optname,
 			 sockptr_t optval, unsigned int optlen)
 {
@@ -446,12 +582,14 @@ int quic_sock_setsockopt(struct sock *sk, int level, int optname,
 		release_sock(sk);
 		return err;
 	}
-	/* IP options (TOS, TTL, IPV6_V6ONLY, ...) apply to the UDP path. */
-	if (level == SOL_IP && sk->sk_family == AF_INET)
+	if (!quic_ip_opt_ok(sk, level, optname))
+		return -ENOPROTOOPT;
+	err = quic_ip_tos_check(level, optname, optval, optlen);
+	if (err)
+		return err;
+	if (level == SOL_IP)
 		return ip_setsockopt(sk, level, optname, optval, optlen);
-	if (level == SOL_IPV6 && sk->sk_family == AF_INET6)
-		return ipv6_setsockopt(sk, level, optname, optval, optlen);
-	return -ENOPROTOOPT;
+	return ipv6_setsockopt(sk, level, optname, optval, optlen);
 }
 
 int quic_sock_getsockopt(struct sock *sk, int level, int optname,
@@ -465,9 +603,9 @@ int quic_sock_getsockopt(struct sock *sk, int level, int optname,
 		release_sock(sk);
 		return err;
 	}
-	if (level == SOL_IP && sk->sk_family == AF_INET)
+	if (!quic_ip_opt_ok(sk, level, optname))
+		return -ENOPROTOOPT;
+	if (level == SOL_IP)
 		return ip_getsockopt(sk, level, optname, optval, optlen);
-	if (level == SOL_IPV6 && sk->sk_family == AF_INET6)
-		return ipv6_getsockopt(sk, level, optname, optval, optlen);
-	return -ENOPROTOOPT;
+	return ipv6_getsockopt(sk, level, optname, optval, optlen);
 }

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * QUIC timers: loss detection and PTO (RFC 9002 §6), idle timeout
- * (RFC 9000 §10.1), the end of the closing or draining period (§10.2)
- * and of the previous 1-RTT receive keys (RFC 9001 §6.5).  Handlers run
- * in softirq; when a user holds the socket they set a deferred bit and
- * quic_release_cb() does the work on release_sock().
+ * (RFC 9000 §10.1) and keepalive PINGs (§10.1.2), the end of the closing
+ * or draining period (§10.2) and of the previous 1-RTT receive keys
+ * (RFC 9001 §6.5).  Handlers run in softirq; when a user holds the
+ * socket they set a deferred bit and quic_release_cb() does the work on
+ * release_sock().
  *
  * Every armed timer holds a socket reference (sk_reset_timer()).
  */
@@ -53,6 +54,32 @@ static u64 quic_idle_expiry(const struct quic_sock *qs)
 						    QUIC_PN_SPACE_APP));
 }
 
+/*
+ * When the next keepalive PING is due, 0: never.  QUIC_SOCKOPT_CONFIG's
+ * keepalive_probe_interval (microseconds) after the later of the last
+ * restart of the idle timer (a packet received, or the first ack-eliciting
+ * one sent since) and the last keepalive PING.
+ */
+static u64 quic_keepalive_due(const struct sock *sk)
+{
+	const struct quic_sock *qs = quic_sk(sk);
+	u64 interval = qs->config.keepalive_probe_interval;
+
+	if (!interval || sk->sk_state != QUIC_SS_ESTABLISHED)
+		return 0;
+	return max(qs->idle.last_restart, qs->keepalive_sent) + interval;
+}
+
+/* The idle timer serves both: whichever of the two comes first. */
+static u64 quic_idle_timer_due(const struct sock *sk)
+{
+	u64 idle = quic_idle_expiry(quic_sk(sk)), ka = quic_keepalive_due(sk);
+
+	if (ka && (!idle || ka < idle))
+		return ka;
+	return idle;
+}
+
 /* Recompute the loss/PTO timer and the idle timer from the current state. */
 void quic_timer_rearm(struct sock *sk)
 {
@@ -70,7 +97,7 @@ void quic_timer_rearm(struct sock *sk)
 	else
 		quic_timer_set(sk, &qs->retransmit_timer, t.deadline, now);
 
-	idle = quic_idle_expiry(qs);
+	idle = quic_idle_timer_due(sk);
 	if (idle)
 		quic_timer_set(sk, &qs->idle_timer, idle, now);
 }
@@ -97,17 +124,27 @@ static void quic_retransmit_fire(struct sock *sk)
 
 static void quic_idle_fire(struct sock *sk)
 {
+	static const u8 ping = QUIC_FRAME_PING;
 	struct quic_sock *qs = quic_sk(sk);
-	u64 now = quic_now(), idle;
+	u64 now = quic_now(), idle, ka;
 
 	if (sk->sk_state != QUIC_SS_CONNECTING &&
 	    sk->sk_state != QUIC_SS_ESTABLISHED)
 		return;
 	idle = quic_idle_expiry(qs);
-	if (idle && idle <= now)
+	if (idle && idle <= now) {
 		quic_conn_idle_timeout(sk);
-	else
-		quic_timer_rearm(sk);
+		return;
+	}
+	ka = quic_keepalive_due(sk);
+	if (ka && ka <= now) {
+		/* The peer's ACK of it restarts both ends' idle timers. */
+		qs->keepalive_sent = now;
+		if (!quic_output_ctrl(sk, QUIC_CRYPTO_APP, &ping, 1,
+				      QUIC_FRAME_PING))
+			quic_output(sk);
+	}
+	quic_timer_rearm(sk);
 }
 
 /*

@@ -14,6 +14,7 @@
 #include <linux/net.h>
 #include <linux/slab.h>
 #include <net/dst_cache.h>
+#include <net/inet_ecn.h>
 #include <net/ip6_route.h>
 #include <net/route.h>
 #include <net/udp.h>
@@ -195,6 +196,29 @@ static void quic_udp_src4(const union quic_addr *local, union quic_addr *src)
 	}
 }
 
+/*
+ * The TOS (traffic class) and TTL (hop limit) the user set with IP_TOS and
+ * IP_TTL, or IPV6_TCLASS and IPV6_UNICAST_HOPS on an AF_INET6 socket (for
+ * its IPv4 peers too); the route's TTL by default.  Never ECN bits.
+ */
+static void quic_udp_tos_ttl(struct sock *sk, struct dst_entry *dst, bool v4,
+			     u8 *tos, u8 *ttl)
+{
+	int hops;
+
+	if (sk->sk_family == AF_INET6) {
+		*tos = READ_ONCE(inet6_sk(sk)->tclass);
+		hops = READ_ONCE(inet6_sk(sk)->hop_limit);
+	} else {
+		*tos = READ_ONCE(inet_sk(sk)->tos);
+		hops = READ_ONCE(inet_sk(sk)->uc_ttl);
+	}
+	*tos &= ~INET_ECN_MASK;
+	if (hops < 0)
+		hops = v4 ? ip4_dst_hoplimit(dst) : ip6_dst_hoplimit(dst);
+	*ttl = hops;
+}
+
 /* Send one QUIC datagram of @sk to its peer.  Consumes @skb. */
 int quic_udp_xmit(struct sock *sk, struct sk_buff *skb)
 {
@@ -202,6 +226,7 @@ int quic_udp_xmit(struct sock *sk, struct sk_buff *skb)
 	struct sock *usk = qs->udp->sock->sk;
 	const union quic_addr *peer = &qs->peer;
 	union quic_addr src;
+	u8 tos, ttl;
 
 	if (peer->sa.sa_family == AF_INET) {
 		struct rtable *rt;
@@ -213,9 +238,10 @@ int quic_udp_xmit(struct sock *sk, struct sk_buff *skb)
 			kfree_skb(skb);
 			return PTR_ERR(rt);
 		}
+		quic_udp_tos_ttl(sk, &rt->dst, true, &tos, &ttl);
 		/* RFC 9000 §14: QUIC datagrams must not be fragmented. */
 		udp_tunnel_xmit_skb(rt, usk, skb, saddr, peer->v4.sin_addr.s_addr,
-				    0, ip4_dst_hoplimit(&rt->dst), htons(IP_DF),
+				    tos, ttl, htons(IP_DF),
 				    src.v4.sin_port, peer->v4.sin_port, false,
 				    false);
 	} else {
@@ -228,10 +254,10 @@ int quic_udp_xmit(struct sock *sk, struct sk_buff *skb)
 			kfree_skb(skb);
 			return PTR_ERR(dst);
 		}
+		quic_udp_tos_ttl(sk, dst, false, &tos, &ttl);
 		skb->ignore_df = 0;
 		udp_tunnel6_xmit_skb(dst, usk, skb, NULL, &saddr,
-				     &peer->v6.sin6_addr, 0,
-				     ip6_dst_hoplimit(dst), 0,
+				     &peer->v6.sin6_addr, tos, ttl, 0,
 				     src.v6.sin6_port, peer->v6.sin6_port,
 				     false);
 	}

@@ -369,6 +369,34 @@ static void test_idle_timeout(int family)
 	conn_close(&c);
 }
 
+static void config_keepalive(struct quic_config *c)
+{
+	c->keepalive_probe_interval = 300000;	/* microseconds */
+}
+
+/*
+ * The client's keepalive PINGs (every 300 ms of silence) keep a connection
+ * with a 1 s idle timeout open for 3 s of nothing from the application.
+ */
+static void test_keepalive(int family)
+{
+	struct conn_cfg cfg = { .server_tp = tp_idle_1s, .client_tp = tp_idle_1s,
+				.client_config = config_keepalive };
+	char buf[16];
+	struct rinfo ri;
+	struct conn c;
+
+	if (conn_open_cfg(&c, family, &cfg))
+		return;
+	/* The server's reader waits 3 s and times out itself, not the link. */
+	CHECK_OK(set_timeout_ms(c.sfd, SO_RCVTIMEO, 3000));
+	CHECK_ERR(qrecv(c.sfd, buf, sizeof(buf), 0, &ri), EAGAIN);
+	CHECK(qsend(c.cfd, "ping", 4, C_BIDI(0), MSG_QUIC_STREAM_FIN, 0) == 4);
+	CHECK(qrecv(c.sfd, buf, sizeof(buf), 0, &ri) == 4);
+	CHECK(ri.sid == C_BIDI(0) && !memcmp(buf, "ping", 4));
+	conn_close(&c);
+}
+
 struct poller {
 	int fd;
 	int first;	/* revents of the wake-up */
@@ -469,6 +497,8 @@ static const struct conn_test tests[] = {
 	{ "sendmsg blocked on flow control returns on peer close", test_blocked_writer_woken, 0 },
 	{ "close() with megabytes in flight: peer reads a prefix, EOF", test_close_in_flight, FAM_BOTH },
 	{ "idle timeout: ETIMEDOUT on both ends, then EPIPE", test_idle_timeout, FAM_BOTH },
+	{ "keepalive_probe_interval keeps an idle connection past its idle timeout",
+	  test_keepalive, FAM_BOTH },
 	{ "idle timeout: poll wakes with POLLERR", test_idle_timeout_pollerr, 0 },
 	{ "idle timeout does not fire while traffic flows", test_idle_timeout_traffic, 0 },
 };

@@ -339,7 +339,7 @@ static void test_sockopt_other_levels(void)
 	int fd = quic_socket(AF_INET), val = 0x10, got = 0;
 	socklen_t len = sizeof(got);
 
-	/* IP options pass through to the inet socket. */
+	/* IP_TOS is in force (sockopt_test: on the wire); read back. */
 	CHECK_OK(setsockopt(fd, SOL_IP, IP_TOS, &val, sizeof(val)));
 	CHECK_OK(getsockopt(fd, SOL_IP, IP_TOS, &got, &len));
 	CHECK(got == val);

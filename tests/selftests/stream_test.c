@@ -710,7 +710,40 @@ static void test_epoll_readiness(int family)
 }
 
 
+static void config_v2(struct quic_config *c)
+{
+	c->version = QUIC_VERSION_V2;
+}
+
+/*
+ * QUIC version 2 (RFC 9369), chosen by the client's QUIC_SOCKOPT_CONFIG:
+ * the server answers in it, reports it, and data flows both ways.
+ */
+static void test_version_2(int family)
+{
+	struct conn_cfg cfg = { .client_config = config_v2 };
+	struct quic_config got;
+	socklen_t len = sizeof(got);
+	char buf[16];
+	struct rinfo ri;
+	struct conn c;
+
+	if (conn_open_cfg(&c, family, &cfg))
+		return;
+	CHECK_OK(getsockopt(c.sfd, SOL_QUIC, QUIC_SOCKOPT_CONFIG, &got, &len));
+	CHECK(got.version == QUIC_VERSION_V2);
+	CHECK(qsend(c.cfd, "v2", 2, C_BIDI(0), MSG_QUIC_STREAM_FIN, 0) == 2);
+	CHECK(qrecv(c.sfd, buf, sizeof(buf), 0, &ri) == 2 &&
+	      !memcmp(buf, "v2", 2));
+	CHECK(qsend(c.sfd, "ok", 2, C_BIDI(0), MSG_QUIC_STREAM_FIN, 0) == 2);
+	CHECK(qrecv(c.cfd, buf, sizeof(buf), 0, &ri) == 2 &&
+	      !memcmp(buf, "ok", 2));
+	conn_close(&c);
+}
+
 static const struct conn_test tests[] = {
+	{ "QUIC version 2 when the client's config asks for it", test_version_2,
+	  FAM_BOTH },
 	{ "no handshake data in recvmsg after the handshake", test_no_handshake_data_after_handshake, 0 },
 	{ "sendmsg -1 opens bidi streams 0,4,8 / 1,5", test_bidi_ids, FAM_BOTH },
 	{ "MSG_QUIC_STREAM_UNI opens uni streams 2,6 / 3,7", test_uni_ids, FAM_BOTH },

@@ -95,6 +95,8 @@ static void test_pto_fires_while_writing(int family)
 	struct conn c;
 	int i, ptos;
 
+	if (system("command -v nft > /dev/null"))
+		SKIP_TEST("no nft (apt install nftables)");
 	if (private_netns()) {
 		printf("# no private network namespace\n");
 		CHECK(0);

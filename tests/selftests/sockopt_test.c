@@ -1,0 +1,562 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Every setting a QUIC socket takes is either in force or refused: the
+ * fields of struct quic_config and struct quic_transport_param, the event
+ * types, and the IP-level options.  Refused values fail with their errno;
+ * applied ones are checked where they show: in /proc/net/quic, in the
+ * encoded transport parameters, or in the packets themselves, read by a
+ * plain UDP socket standing in for the peer.  The defaults (all zero)
+ * always pass, as programs written for the draft API send them.
+ */
+
+#define _GNU_SOURCE
+#include <netinet/in.h>
+#include <netinet/ip.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/quic.h>
+#include <linux/tls.h>
+
+#include "tap.h"
+#include "addr.h"
+#include "cmsg.h"
+
+#define TP_GREASE_QUIC_BIT	0x2ab2	/* RFC 9287 */
+
+static int qsock(int family)
+{
+	return socket(family, SOCK_DGRAM, IPPROTO_QUIC);
+}
+
+static int get_config(int fd, struct quic_config *c)
+{
+	socklen_t len = sizeof(*c);
+
+	memset(c, 0, sizeof(*c));
+	return getsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_CONFIG, c, &len);
+}
+
+static int set_config(int fd, const struct quic_config *c)
+{
+	return setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_CONFIG, c, sizeof(*c));
+}
+
+static int get_tp(int fd, struct quic_transport_param *p)
+{
+	socklen_t len = sizeof(*p);
+
+	return getsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_TRANSPORT_PARAM, p, &len);
+}
+
+static int set_tp(int fd, const struct quic_transport_param *p)
+{
+	return setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_TRANSPORT_PARAM, p,
+			  sizeof(*p));
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+static unsigned short port_of(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &len))
+		return 0;
+	return ntohs(ss.ss_family == AF_INET ?
+		     ((struct sockaddr_in *)&ss)->sin_port :
+		     ((struct sockaddr_in6 *)&ss)->sin6_port);
+}
+
+/* A UDP socket on loopback playing the peer, with a short read timeout. */
+static int udp_peer(int family)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = loopback_addr(family, 0, &ss);
+	struct timeval tv = { 0, 100000 };
+	int fd = socket(family, SOCK_DGRAM, 0);
+
+	if (fd < 0 || bind(fd, (struct sockaddr *)&ss, len) ||
+	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv))) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * Connect @fd to the UDP peer @peer and hand the kernel some bytes of
+ * ClientHello at the Initial level: an Initial packet leaves at once, and
+ * again at each PTO since nobody answers.
+ */
+static int start_initial(int fd, int family, int peer)
+{
+	struct quic_handshake_info info = { .crypto_level = QUIC_CRYPTO_INITIAL };
+	static const char hello[64] = { 1 };	/* a ClientHello's type */
+	struct sockaddr_storage ss;
+	socklen_t len = loopback_addr(family, port_of(peer), &ss);
+
+	if (connect(fd, (struct sockaddr *)&ss, len))
+		return -1;
+	return qsend_cmsg(fd, hello, sizeof(hello), QUIC_HANDSHAKE_INFO, &info,
+			  sizeof(info), MSG_DONTWAIT) == sizeof(hello) ? 0 : -1;
+}
+
+/* Datagrams @peer receives within @ms. */
+static int count_datagrams(int peer, int ms)
+{
+	long long end = now_ms() + ms;
+	char buf[2048];
+	int n = 0;
+
+	while (now_ms() < end)
+		if (recv(peer, buf, sizeof(buf), 0) > 0)
+			n++;
+	return n;
+}
+
+/* srtt_us of the socket bound to @port in /proc/net/quic, or -1. */
+static long long proc_srtt(unsigned short port)
+{
+	char line[512], local[128], want[16];
+	long long srtt = -1, v;
+	FILE *f = fopen("/proc/net/quic", "r");
+
+	if (!f)
+		return -1;
+	snprintf(want, sizeof(want), ":%u", port);
+	/* local remote state server cwnd in_flight srtt_us ... */
+	while (fgets(line, sizeof(line), f)) {
+		size_t n;
+
+		if (sscanf(line, "%127s %*s %*d %*d %*u %*u %lld", local, &v) != 2)
+			continue;
+		n = strlen(local);
+		if (n > strlen(want) && !strcmp(local + n - strlen(want), want))
+			srtt = v;
+	}
+	fclose(f);
+	return srtt;
+}
+
+/* ---- struct quic_config ---- */
+
+/*
+ * The draft's programs pass all-zero configs: accepted, and a zero field
+ * keeps the current value (congestion_control_algo aside: 0 is RENO).
+ */
+static void test_config_zero_keeps(void)
+{
+	struct quic_config zero = {}, c;
+	int fd = qsock(AF_INET);
+
+	CHECK_OK(set_config(fd, &zero));
+	CHECK_OK(get_config(fd, &c));
+	CHECK(c.version == QUIC_VERSION_V1);
+	CHECK(c.congestion_control_algo == QUIC_CONG_ALG_RENO);
+	CHECK(!c.plpmtud_probe_interval && !c.validate_peer_address &&
+	      !c.keepalive_probe_interval && !c.payload_cipher_type);
+	c = (struct quic_config){ .version = QUIC_VERSION_V2,
+				  .keepalive_probe_interval = 2000000,
+				  .receive_session_ticket = 1 };
+	CHECK_OK(set_config(fd, &c));
+	CHECK_OK(set_config(fd, &zero));
+	CHECK_OK(get_config(fd, &c));
+	CHECK(c.version == QUIC_VERSION_V2 &&
+	      c.keepalive_probe_interval == 2000000 &&
+	      c.receive_session_ticket == 1);
+	close(fd);
+}
+
+static void test_config_refused(void)
+{
+	struct quic_config c;
+	int fd = qsock(AF_INET6);
+
+	/* Not built: PLPMTUD, Retry, BBR. */
+	c = (struct quic_config){ .plpmtud_probe_interval = 1000000 };
+	CHECK_ERR(set_config(fd, &c), EOPNOTSUPP);
+	c = (struct quic_config){ .validate_peer_address = 1 };
+	CHECK_ERR(set_config(fd, &c), EOPNOTSUPP);
+	c = (struct quic_config){ .congestion_control_algo = QUIC_CONG_ALG_BBR };
+	CHECK_ERR(set_config(fd, &c), EOPNOTSUPP);
+	/* Not values at all. */
+	c = (struct quic_config){ .congestion_control_algo = QUIC_CONG_ALG_MAX };
+	CHECK_ERR(set_config(fd, &c), EINVAL);
+	c = (struct quic_config){ .payload_cipher_type = 99 };
+	CHECK_ERR(set_config(fd, &c), EINVAL);
+	c = (struct quic_config){ .certificate_request = 3 };
+	CHECK_ERR(set_config(fd, &c), EINVAL);
+	c = (struct quic_config){ .receive_session_ticket = 2 };
+	CHECK_ERR(set_config(fd, &c), EINVAL);
+	c = (struct quic_config){ .stream_data_nodelay = 2 };
+	CHECK_ERR(set_config(fd, &c), EINVAL);
+	c = (struct quic_config){ .initial_smoothed_rtt = 61000000 };
+	CHECK_ERR(set_config(fd, &c), EINVAL);
+	/* Nothing of that stuck. */
+	CHECK_OK(get_config(fd, &c));
+	CHECK(!c.plpmtud_probe_interval && !c.validate_peer_address &&
+	      c.congestion_control_algo == QUIC_CONG_ALG_CUBIC &&
+	      !c.payload_cipher_type && !c.initial_smoothed_rtt);
+	/* What libquic or the module honours is kept and read back. */
+	c = (struct quic_config){ .payload_cipher_type = TLS_CIPHER_AES_GCM_256,
+				  .receive_session_ticket = 1,
+				  .certificate_request = 2,
+				  .stream_data_nodelay = 1,
+				  .keepalive_probe_interval = 5000000,
+				  .initial_smoothed_rtt = 100000 };
+	CHECK_OK(set_config(fd, &c));
+	CHECK_OK(get_config(fd, &c));
+	CHECK(c.payload_cipher_type == TLS_CIPHER_AES_GCM_256 &&
+	      c.receive_session_ticket == 1 && c.certificate_request == 2 &&
+	      c.stream_data_nodelay == 1 && c.keepalive_probe_interval == 5000000 &&
+	      c.initial_smoothed_rtt == 100000 && c.version == QUIC_VERSION_V1);
+	close(fd);
+}
+
+/* payload_cipher_type: the kernel takes no secret of another cipher. */
+static void test_config_cipher(void)
+{
+	struct quic_config c = { .payload_cipher_type = TLS_CIPHER_AES_GCM_256 };
+	struct quic_crypto_secret s = { .send = 1, .level = QUIC_CRYPTO_HANDSHAKE,
+					.type = TLS_CIPHER_AES_GCM_128 };
+	struct sockaddr_storage ss;
+	socklen_t len = loopback_addr(AF_INET, 4433, &ss);
+	int fd = qsock(AF_INET);
+
+	CHECK_OK(set_config(fd, &c));
+	CHECK_OK(connect(fd, (struct sockaddr *)&ss, len));
+	CHECK_ERR(setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_CRYPTO_SECRET, &s,
+			     sizeof(s)), EINVAL);
+	s.type = TLS_CIPHER_AES_GCM_256;
+	CHECK_OK(setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_CRYPTO_SECRET, &s,
+			    sizeof(s)));
+	close(fd);
+}
+
+/*
+ * initial_smoothed_rtt seeds the RTT estimator: /proc/net/quic shows it,
+ * and the Initial's PTO (3 x the RTT before any sample) follows it.
+ */
+static void test_config_initial_rtt(int family)
+{
+	struct quic_config c = { .initial_smoothed_rtt = 10000 };	/* 10 ms */
+	int fast = qsock(family), slow = qsock(family);
+	int pf = udp_peer(family), ps = udp_peer(family);
+	int nf, ns;
+
+	CHECK(pf >= 0 && ps >= 0);
+	CHECK_OK(set_config(fast, &c));
+	CHECK_OK(start_initial(fast, family, pf));
+	CHECK_OK(start_initial(slow, family, ps));
+	CHECK(proc_srtt(port_of(fast)) == 10000);
+	CHECK(proc_srtt(port_of(slow)) == 333000);
+	/* PTOs at 30, 90, 210, 450 ms, against one at about a second. */
+	nf = count_datagrams(pf, 800);
+	ns = count_datagrams(ps, 100);
+	printf("# Initials in 800 ms: %d with a 10 ms RTT, %d with 333 ms\n",
+	       nf, ns);
+	CHECK(nf >= 3);
+	CHECK(ns <= 2);
+	close(fast);
+	close(slow);
+	close(pf);
+	close(ps);
+}
+
+static void test_config_initial_rtt_v4(void) { test_config_initial_rtt(AF_INET); }
+static void test_config_initial_rtt_v6(void) { test_config_initial_rtt(AF_INET6); }
+
+/* ---- struct quic_transport_param ---- */
+
+static void test_tp_refused(void)
+{
+	struct quic_transport_param p, got;
+	int fd = qsock(AF_INET);
+
+	memset(&p, 0, sizeof(p));
+	p.max_datagram_frame_size = 1200;	/* no RFC 9221 datagrams */
+	CHECK_ERR(set_tp(fd, &p), EOPNOTSUPP);
+	memset(&p, 0, sizeof(p));
+	p.stateless_reset = 1;
+	CHECK_ERR(set_tp(fd, &p), EOPNOTSUPP);
+	memset(&p, 0, sizeof(p));
+	p.disable_1rtt_encryption = 1;
+	CHECK_ERR(set_tp(fd, &p), EOPNOTSUPP);
+	memset(&p, 0, sizeof(p));
+	p.remote = 1;				/* no 0-RTT */
+	CHECK_ERR(set_tp(fd, &p), EOPNOTSUPP);
+	/* There is no compatible version negotiation to disable. */
+	memset(&p, 0, sizeof(p));
+	p.disable_compatible_version = 1;
+	CHECK_OK(set_tp(fd, &p));
+	/* Read back as they are, not echoed from the caller's buffer. */
+	memset(&got, 0xff, sizeof(got));
+	got.remote = 0;
+	CHECK_OK(get_tp(fd, &got));
+	CHECK(got.remote == 0 && got.stateless_reset == 0 &&
+	      got.disable_1rtt_encryption == 0 &&
+	      got.disable_compatible_version == 1 &&
+	      got.max_datagram_frame_size == 0 && got.grease_quic_bit == 0);
+	close(fd);
+}
+
+/* A zero field keeps the current value (the draft's rule). */
+static void test_tp_zero_keeps(void)
+{
+	struct quic_transport_param before = {}, p, got = {};
+	int fd = qsock(AF_INET);
+
+	CHECK_OK(get_tp(fd, &before));
+	CHECK(before.max_data && before.max_streams_bidi &&
+	      before.max_stream_data_bidi_local);
+	memset(&p, 0, sizeof(p));
+	p.max_idle_timeout = 7000000;
+	CHECK_OK(set_tp(fd, &p));
+	CHECK_OK(get_tp(fd, &got));
+	CHECK(got.max_idle_timeout == 7000000);
+	CHECK(got.max_data == before.max_data &&
+	      got.max_streams_bidi == before.max_streams_bidi &&
+	      got.max_streams_uni == before.max_streams_uni &&
+	      got.max_stream_data_bidi_local == before.max_stream_data_bidi_local &&
+	      got.max_stream_data_uni == before.max_stream_data_uni &&
+	      got.ack_delay_exponent == before.ack_delay_exponent &&
+	      got.max_ack_delay == before.max_ack_delay);
+	close(fd);
+}
+
+/* RFC 9000 §16 varint; 0 on success. */
+static int varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+	int n;
+
+	if (*p >= end)
+		return -1;
+	n = 1 << (**p >> 6);
+	if (end - *p < n)
+		return -1;
+	*v = **p & 0x3f;
+	for (int i = 1; i < n; i++)
+		*v = *v << 8 | (*p)[i];
+	*p += n;
+	return 0;
+}
+
+/* Length of parameter @id in the encoded extension, or -1 if absent. */
+static long tp_ext_find(const uint8_t *buf, size_t len, uint64_t id)
+{
+	const uint8_t *p = buf, *end = buf + len;
+	uint64_t i, l;
+
+	while (p < end) {
+		if (varint(&p, end, &i) || varint(&p, end, &l) ||
+		    (uint64_t)(end - p) < l)
+			return -2;
+		if (i == id)
+			return l;
+		p += l;
+	}
+	return -1;
+}
+
+/* grease_quic_bit is offered (RFC 9287): the module never drops a packet
+ * for its fixed bit.
+ */
+static void test_tp_grease(void)
+{
+	struct quic_transport_param p;
+	struct sockaddr_storage ss;
+	socklen_t len = loopback_addr(AF_INET, 4433, &ss);
+	uint8_t ext[512];
+	int fd = qsock(AF_INET);
+
+	CHECK_OK(connect(fd, (struct sockaddr *)&ss, len));
+	len = sizeof(ext);
+	CHECK_OK(getsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_TRANSPORT_PARAM_EXT, ext, &len));
+	CHECK(tp_ext_find(ext, len, TP_GREASE_QUIC_BIT) == -1);
+	close(fd);
+
+	fd = qsock(AF_INET);
+	memset(&p, 0, sizeof(p));
+	p.grease_quic_bit = 1;
+	CHECK_OK(set_tp(fd, &p));
+	memset(&p, 0, sizeof(p));
+	CHECK_OK(get_tp(fd, &p));
+	CHECK(p.grease_quic_bit == 1);
+	len = loopback_addr(AF_INET, 4433, &ss);
+	CHECK_OK(connect(fd, (struct sockaddr *)&ss, len));
+	len = sizeof(ext);
+	CHECK_OK(getsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_TRANSPORT_PARAM_EXT, ext, &len));
+	CHECK(tp_ext_find(ext, len, TP_GREASE_QUIC_BIT) == 0);
+	close(fd);
+}
+
+/* ---- events ---- */
+
+static void test_events(void)
+{
+	static const int never[] = { QUIC_EVENT_CONNECTION_ID,
+				     QUIC_EVENT_CONNECTION_MIGRATION,
+				     QUIC_EVENT_NEW_TOKEN };
+	struct quic_event_option ev;
+	socklen_t len;
+	int fd = qsock(AF_INET);
+
+	for (unsigned int i = 0; i < sizeof(never) / sizeof(never[0]); i++) {
+		ev = (struct quic_event_option){ .type = never[i], .on = 1 };
+		CHECK_ERR(setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_EVENT, &ev,
+				     sizeof(ev)), EOPNOTSUPP);
+		ev.on = 0;
+		CHECK_OK(setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_EVENT, &ev,
+				    sizeof(ev)));
+		ev.on = 1;
+		len = sizeof(ev);
+		CHECK_OK(getsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_EVENT, &ev, &len));
+		CHECK(ev.on == 0);
+	}
+	/* Every other type can be turned on. */
+	for (int t = QUIC_EVENT_NONE + 1; t < QUIC_EVENT_MAX; t++) {
+		if (t == QUIC_EVENT_CONNECTION_ID ||
+		    t == QUIC_EVENT_CONNECTION_MIGRATION ||
+		    t == QUIC_EVENT_NEW_TOKEN)
+			continue;
+		ev = (struct quic_event_option){ .type = t, .on = 1 };
+		CHECK_OK(setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_EVENT, &ev,
+				    sizeof(ev)));
+	}
+	close(fd);
+}
+
+/* ---- IP-level options ---- */
+
+/* TOS and TTL (traffic class and hop limit) of the next datagram at @peer. */
+static int recv_tos_ttl(int peer, int *tos, int *ttl)
+{
+	union {
+		char buf[256];
+		struct cmsghdr align;
+	} cbuf;
+	char data[2048];
+	struct iovec iov = { data, sizeof(data) };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf.buf, .msg_controllen = sizeof(cbuf.buf),
+	};
+	struct cmsghdr *cm;
+	int i;
+
+	*tos = *ttl = -1;
+	for (i = 0; i < 10 && recvmsg(peer, &mh, 0) < 0; i++)
+		;
+	if (i == 10)
+		return -1;
+	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+		if (cm->cmsg_level == SOL_IP && cm->cmsg_type == IP_TOS)
+			*tos = *(unsigned char *)CMSG_DATA(cm);
+		else if (cm->cmsg_level == SOL_IP && cm->cmsg_type == IP_TTL)
+			memcpy(ttl, CMSG_DATA(cm), sizeof(*ttl));
+		else if (cm->cmsg_level == SOL_IPV6 && cm->cmsg_type == IPV6_TCLASS)
+			memcpy(tos, CMSG_DATA(cm), sizeof(*tos));
+		else if (cm->cmsg_level == SOL_IPV6 && cm->cmsg_type == IPV6_HOPLIMIT)
+			memcpy(ttl, CMSG_DATA(cm), sizeof(*ttl));
+	}
+	return 0;
+}
+
+/* IP_TOS/IP_TTL (IPV6_TCLASS/IPV6_UNICAST_HOPS) reach the packets. */
+static void test_ip_tos_ttl(int family)
+{
+	int lvl = family == AF_INET ? SOL_IP : SOL_IPV6;
+	int o_tos = family == AF_INET ? IP_TOS : IPV6_TCLASS;
+	int o_ttl = family == AF_INET ? IP_TTL : IPV6_UNICAST_HOPS;
+	int r_tos = family == AF_INET ? IP_RECVTOS : IPV6_RECVTCLASS;
+	int r_ttl = family == AF_INET ? IP_RECVTTL : IPV6_RECVHOPLIMIT;
+	int one = 1, tos = 0x28, ttl = 17, got_tos, got_ttl, peer, fd, i;
+
+	/* First the defaults: TOS 0, the route's TTL (64 on loopback). */
+	for (i = 0; i < 2; i++) {
+		peer = udp_peer(family);
+		fd = qsock(family);
+		CHECK(peer >= 0);
+		CHECK_OK(setsockopt(peer, lvl, r_tos, &one, sizeof(one)));
+		CHECK_OK(setsockopt(peer, lvl, r_ttl, &one, sizeof(one)));
+		if (i) {
+			CHECK_OK(setsockopt(fd, lvl, o_tos, &tos, sizeof(tos)));
+			CHECK_OK(setsockopt(fd, lvl, o_ttl, &ttl, sizeof(ttl)));
+		}
+		CHECK_OK(start_initial(fd, family, peer));
+		CHECK_OK(recv_tos_ttl(peer, &got_tos, &got_ttl));
+		printf("# tos 0x%x ttl %d\n", got_tos, got_ttl);
+		CHECK(got_tos == (i ? tos : 0) && got_ttl == (i ? ttl : 64));
+		close(fd);
+		close(peer);
+	}
+}
+
+static void test_ip_tos_ttl_v4(void) { test_ip_tos_ttl(AF_INET); }
+static void test_ip_tos_ttl_v6(void) { test_ip_tos_ttl(AF_INET6); }
+
+static void test_ip_refused(void)
+{
+	int fd4 = qsock(AF_INET), fd6 = qsock(AF_INET6), v = 3;
+	socklen_t len = sizeof(v);
+
+	/* ECN bits: QUIC's ECN is not built, packets are Not-ECT. */
+	CHECK_ERR(setsockopt(fd4, SOL_IP, IP_TOS, &v, sizeof(v)), EINVAL);
+	v = 0x29;
+	CHECK_ERR(setsockopt(fd6, SOL_IPV6, IPV6_TCLASS, &v, sizeof(v)), EINVAL);
+	/* Options that would sit on a socket no packet leaves from. */
+	v = IP_PMTUDISC_DONT;
+	CHECK_ERR(setsockopt(fd4, SOL_IP, IP_MTU_DISCOVER, &v, sizeof(v)), ENOPROTOOPT);
+	CHECK_ERR(getsockopt(fd4, SOL_IP, IP_MTU_DISCOVER, &v, &len), ENOPROTOOPT);
+	v = 1;
+	CHECK_ERR(setsockopt(fd4, SOL_IP, IP_PKTINFO, &v, sizeof(v)), ENOPROTOOPT);
+	CHECK_ERR(setsockopt(fd4, SOL_IP, IP_RECVTOS, &v, sizeof(v)), ENOPROTOOPT);
+	CHECK_ERR(setsockopt(fd6, SOL_IPV6, IPV6_RECVPKTINFO, &v, sizeof(v)), ENOPROTOOPT);
+	CHECK_ERR(setsockopt(fd6, SOL_IPV6, IPV6_MTU_DISCOVER, &v, sizeof(v)), ENOPROTOOPT);
+	/* What is in force reads back. */
+	v = 0x10;
+	CHECK_OK(setsockopt(fd6, SOL_IPV6, IPV6_TCLASS, &v, sizeof(v)));
+	v = 0;
+	len = sizeof(v);
+	CHECK_OK(getsockopt(fd6, SOL_IPV6, IPV6_TCLASS, &v, &len));
+	CHECK(v == 0x10);
+	v = 1;
+	CHECK_OK(setsockopt(fd6, SOL_IPV6, IPV6_V6ONLY, &v, sizeof(v)));
+	close(fd4);
+	close(fd6);
+}
+
+static const struct tap_test tests[] = {
+	{ "config: all zero is accepted, a zero field keeps its value", test_config_zero_keeps },
+	{ "config: what is not built is EOPNOTSUPP, bad values EINVAL, the rest read back",
+	  test_config_refused },
+	{ "config: payload_cipher_type refuses secrets of another cipher", test_config_cipher },
+	{ "config: initial_smoothed_rtt seeds the RTT and the Initial's PTO (IPv4)",
+	  test_config_initial_rtt_v4 },
+	{ "config: initial_smoothed_rtt seeds the RTT and the Initial's PTO (IPv6)",
+	  test_config_initial_rtt_v6 },
+	{ "transport param: datagrams, stateless reset, no 1-RTT encryption, remote: EOPNOTSUPP",
+	  test_tp_refused },
+	{ "transport param: a zero field keeps the current value", test_tp_zero_keeps },
+	{ "transport param: grease_quic_bit is sent in the extension", test_tp_grease },
+	{ "events that never fire cannot be turned on (EOPNOTSUPP)", test_events },
+	{ "IP_TOS and IP_TTL reach the packets (IPv4)", test_ip_tos_ttl_v4 },
+	{ "IPV6_TCLASS and IPV6_UNICAST_HOPS reach the packets (IPv6)", test_ip_tos_ttl_v6 },
+	{ "ECN bits EINVAL; IP options that do nothing are ENOPROTOOPT", test_ip_refused },
+};
+
+int main(void)
+{
+	return tap_main(tests, sizeof(tests) / sizeof(tests[0]));
+}
