@@ -409,12 +409,12 @@ int quic_input(struct sock *sk, struct sk_buff *skb)
 
 /*
  * A datagram for a listener: client Initials of new connections wait for
- * accept().  RFC 9000 §14.1 and §7.2: Initials in datagrams under 1200
- * bytes, or with a Destination CID under 8 bytes, are dropped.
+ * accept(), within the cap on pending connections (socket.c).  RFC 9000
+ * §14.1 and §7.2: Initials in datagrams under 1200 bytes, or with a
+ * Destination CID under 8 bytes, are dropped.
  */
 int quic_listen_rcv(struct sock *sk, struct sk_buff *skb)
 {
-	struct quic_sock *qs = quic_sk(sk);
 	struct quic_hdr hdr;
 
 	if (skb->len < QUIC_MIN_INITIAL_DATAGRAM ||
@@ -425,15 +425,7 @@ int quic_listen_rcv(struct sock *sk, struct sk_buff *skb)
 		kfree_skb(skb);
 		return 0;
 	}
-	if (skb_queue_len(&qs->accept_queue) >=
-	    READ_ONCE(sk->sk_max_ack_backlog)) {
-		QUIC_DROP(sk, BACKLOG);
-		kfree_skb(skb);
-		return 0;
-	}
-	__skb_queue_tail(&qs->accept_queue, skb);
-	sk->sk_data_ready(sk);
-	return 0;
+	return quic_accept_enqueue(sk, skb);
 }
 
 /* Packets that arrived while a user held the socket. */
