@@ -99,7 +99,6 @@ void quic_conn_init(struct sock *sk)
 	quic_conn_recovery_init(qs, QUIC_CONG_ALG_RENO);
 	quic_idle_init(&qs->idle, quic_now());
 	quic_amp_init(&qs->amp, true);
-	skb_queue_head_init(&qs->accept_queue);
 	quic_streams_init(sk);
 	quic_timers_init(sk);
 	quic_key_update_init(sk);
@@ -117,7 +116,6 @@ void quic_conn_free(struct sock *sk)
 	for (i = 0; i < QUIC_PN_SPACE_MAX; i++)
 		quic_space_free(sk, &qs->space[i]);
 	quic_crypto_ctx_free(&qs->crypto);
-	skb_queue_purge(&qs->accept_queue);
 	memzero_explicit(&qs->local_tp.stateless_reset_token,
 			 sizeof(qs->local_tp.stateless_reset_token));
 }
@@ -212,35 +210,15 @@ int quic_conn_connect(struct sock *sk, const union quic_addr *peer)
 }
 
 /*
- * Server: @sk is the new socket for the connection whose first datagram
- * @skb reached the listener @lsk.  Takes the listener's address and
- * settings, then processes the datagram.
+ * Server: the new socket @sk takes the address and settings of the
+ * listener @lsk, whose lock is held.  @sk is not reachable by anyone else
+ * yet, so it needs no lock of its own (socket.c, quic_accept_one()).
  */
-int quic_conn_accept(struct sock *lsk, struct sock *sk, struct sk_buff *skb)
+void quic_conn_inherit(struct sock *lsk, struct sock *sk)
 {
 	struct quic_sock *lqs = quic_sk(lsk), *qs = quic_sk(sk);
-	struct quic_cid odcid, dcid;
-	struct quic_hdr hdr;
-	int err;
 
-	err = quic_hdr_parse(skb->data, skb->len, QUIC_SCID_LEN, &hdr);
-	if (err)
-		return err;
-	if (hdr.type != QUIC_PKT_INITIAL)
-		return -EPROTO;
-
-	qs->is_server = true;
-	qs->version = hdr.version;
-	qs->peer = QUIC_INPUT_CB(skb)->peer;
 	qs->local = lqs->local;
-	/* Answer from the address the client wrote to, not the wildcard. */
-	if (qs->local.sa.sa_family == AF_INET)
-		qs->local.v4.sin_addr.s_addr = QUIC_INPUT_CB(skb)->local_ip.v4;
-	else if (qs->peer.sa.sa_family == AF_INET6)
-		qs->local.v6.sin6_addr = QUIC_INPUT_CB(skb)->local_ip.v6;
-	else
-		ipv6_addr_set_v4mapped(QUIC_INPUT_CB(skb)->local_ip.v4,
-				       &qs->local.v6.sin6_addr);
 	qs->udp = lqs->udp;
 	quic_udp_sock_hold(qs->udp);
 	qs->config = lqs->config;
@@ -253,6 +231,36 @@ int quic_conn_accept(struct sock *lsk, struct sock *sk, struct sk_buff *skb)
 	memcpy(qs->alpn, lqs->alpn, sizeof(qs->alpn));
 	inet_sk(sk)->inet_sport = inet_sk(lsk)->inet_sport;
 	inet_sk(sk)->inet_num = inet_sk(lsk)->inet_num;
+}
+
+/*
+ * Server: @sk, set up by quic_conn_inherit(), becomes the connection whose
+ * first datagram is @skb, and processes it.  Consumes @skb.
+ */
+int quic_conn_accept(struct sock *sk, struct sk_buff *skb)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	struct quic_cid odcid, dcid;
+	struct quic_hdr hdr;
+	int err;
+
+	err = quic_hdr_parse(skb->data, skb->len, QUIC_SCID_LEN, &hdr);
+	if (!err && hdr.type != QUIC_PKT_INITIAL)
+		err = -EPROTO;
+	if (err)
+		goto drop;
+
+	qs->is_server = true;
+	qs->version = hdr.version;
+	qs->peer = QUIC_INPUT_CB(skb)->peer;
+	/* Answer from the address the client wrote to, not the wildcard. */
+	if (qs->local.sa.sa_family == AF_INET)
+		qs->local.v4.sin_addr.s_addr = QUIC_INPUT_CB(skb)->local_ip.v4;
+	else if (qs->peer.sa.sa_family == AF_INET6)
+		qs->local.v6.sin6_addr = QUIC_INPUT_CB(skb)->local_ip.v6;
+	else
+		ipv6_addr_set_v4mapped(QUIC_INPUT_CB(skb)->local_ip.v4,
+				       &qs->local.v6.sin6_addr);
 
 	odcid = hdr.dcid;
 	dcid = hdr.scid;
@@ -260,12 +268,16 @@ int quic_conn_accept(struct sock *lsk, struct sock *sk, struct sk_buff *skb)
 	qs->peer_scid_set = true;
 	err = quic_conn_setup(sk, &dcid, &odcid);
 	if (err)
-		return err;
+		goto drop;
 	/* Retransmitted client Initials still carry the original DCID. */
 	err = quic_cid_add_scid(sk, &qs->cids, &odcid);
 	if (err && err != -EEXIST)
-		return err;
+		goto drop;
 	return quic_input(sk, skb);
+
+drop:
+	kfree_skb(skb);
+	return err;
 }
 
 /*
@@ -297,6 +309,8 @@ void quic_conn_established(struct sock *sk)
 	if (qs->handshake_done)
 		return;
 	qs->handshake_done = true;
+	/* No longer a pending connection of the listener (socket.c). */
+	quic_pending_done(sk);
 	quic_conn_set_datagram_size(sk);
 	quic_set_state(sk, QUIC_SS_ESTABLISHED);
 	if (qs->is_server) {

@@ -113,11 +113,15 @@ struct quic_crypto_slot {
 /*
  * The requests of one direction, one per packet of a batch.  Each slot is
  * its own kmalloc() so that hardware drivers may DMA from the request
- * context.  One batch at a time per direction.
+ * context.  One batch at a time per direction.  A slot takes about 2 kB,
+ * so a connection gets only QUIC_CRYPTO_BATCH_HS of them until its 1-RTT
+ * keys are in: a server keeps many connections in their handshake, and
+ * their memory is bounded by their number (socket.c, pending connections).
  */
 struct quic_crypto_pool {
 	unsigned long		flags;
 	unsigned int		reqsize;
+	unsigned int		nslots;
 	struct quic_crypto_slot	*slot[QUIC_CRYPTO_BATCH];
 };
 
@@ -285,9 +289,13 @@ static void quic_crypto_pool_free(struct quic_crypto_pool *pool)
 	kfree(pool);
 }
 
-/* Process context: make the pool of a direction fit @dir's transforms. */
+/*
+ * Process context: make the pool of a direction fit @dir's transforms, and
+ * batches of @nslots packets.
+ */
 static int quic_crypto_pool_reserve(struct quic_crypto_ctx *ctx, bool send,
-				    const struct quic_crypto_dir *dir)
+				    const struct quic_crypto_dir *dir,
+				    unsigned int nslots)
 {
 	struct quic_crypto_pool **pp = &ctx->pool[send ? 0 : 1];
 	struct quic_crypto_pool *pool;
@@ -297,14 +305,20 @@ static int quic_crypto_pool_reserve(struct quic_crypto_ctx *ctx, bool send,
 		if (dir->gen[i].aead)
 			reqsize = max(reqsize,
 				      crypto_aead_reqsize(dir->gen[i].aead));
-	if (*pp && (*pp)->reqsize >= reqsize)
-		return 0;
+	if (*pp) {
+		if ((*pp)->reqsize >= reqsize && (*pp)->nslots >= nslots)
+			return 0;
+		/* The other levels' transforms keep using it. */
+		reqsize = max(reqsize, (*pp)->reqsize);
+		nslots = max(nslots, (*pp)->nslots);
+	}
 
 	pool = kzalloc(sizeof(*pool), GFP_KERNEL);
 	if (!pool)
 		return -ENOMEM;
 	pool->reqsize = reqsize;
-	for (i = 0; i < QUIC_CRYPTO_BATCH; i++) {
+	pool->nslots = nslots;
+	for (i = 0; i < nslots; i++) {
 		pool->slot[i] = kzalloc(sizeof(*pool->slot[i]) + reqsize,
 					GFP_KERNEL);
 		if (!pool->slot[i]) {
@@ -389,7 +403,9 @@ int __quic_crypto_install(struct quic_crypto_ctx *ctx, u8 level, bool send,
 		if (err)
 			goto out;
 	}
-	err = quic_crypto_pool_reserve(ctx, send, dir);
+	err = quic_crypto_pool_reserve(ctx, send, dir,
+				       level == QUIC_CRYPTO_APP ?
+				       QUIC_CRYPTO_BATCH : QUIC_CRYPTO_BATCH_HS);
 	if (err)
 		goto out;
 
@@ -636,7 +652,8 @@ int quic_crypto_key_update_prepare(struct quic_crypto_ctx *ctx)
 			return PTR_ERR(tfm);
 		err = quic_crypto_dir_prepare(tfm, ctx->version, dirs[i]);
 		if (!err)
-			err = quic_crypto_pool_reserve(ctx, !i, dirs[i]);
+			err = quic_crypto_pool_reserve(ctx, !i, dirs[i],
+						       QUIC_CRYPTO_BATCH);
 		crypto_free_shash(tfm);
 	}
 	return err;
@@ -889,6 +906,8 @@ static int quic_crypto_batch_run(struct quic_crypto_ctx *ctx,
 		return -EINVAL;
 	if (!pool)
 		return -ENOKEY;
+	if (batch->n > pool->nslots)
+		return -EINVAL;
 	if (test_and_set_bit_lock(QUIC_CRYPTO_POOL_BUSY, &pool->flags))
 		return -EBUSY;
 
@@ -919,9 +938,10 @@ static int quic_crypto_batch_run(struct quic_crypto_ctx *ctx,
  *		    skbs must stay alive until then;
  *   -EBUSY	    a batch of this direction is still in flight, nothing
  *		    was submitted: retry from its done callback;
- *   -EINVAL, -ENOKEY  the batch itself is unusable (too many packets, no
- *		    done callback in async mode, no keys installed yet),
- *		    nothing was submitted.
+ *   -EINVAL, -ENOKEY  the batch itself is unusable (too many packets:
+ *		    more than QUIC_CRYPTO_BATCH, or QUIC_CRYPTO_BATCH_HS
+ *		    before 1-RTT keys; no done callback in async mode; no
+ *		    keys installed yet), nothing was submitted.
  * A packet's err is 0 or a negative errno; the packet must not be sent
  * unless it is 0.
  */

@@ -48,6 +48,8 @@ struct crypto_shash;
 #define QUIC_CRYPTO_CID_MAX_LEN		20
 #define QUIC_CRYPTO_SALT_LEN		20
 #define QUIC_CRYPTO_BATCH		16	/* packets per batch call */
+/* ...before 1-RTT keys: the coalesced packets of one datagram at most. */
+#define QUIC_CRYPTO_BATCH_HS		3
 
 /* Marks "no packet number yet" for quic_crypto_key_update(). */
 #define QUIC_CRYPTO_PN_NONE		U64_MAX

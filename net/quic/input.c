@@ -451,32 +451,24 @@ int quic_input(struct sock *sk, struct sk_buff *skb)
 
 /*
  * A datagram for a listener: client Initials of new connections wait for
- * accept().  RFC 9000 §14.1 and §7.2: Initials in datagrams under 1200
- * bytes, or with a Destination CID under 8 bytes, are dropped.
+ * accept(), within the cap on pending connections (socket.c).  RFC 9000
+ * §14.1 and §7.2: Initials in datagrams under 1200 bytes, or with a
+ * Destination CID under 8 bytes, are dropped.
  */
 int quic_listen_rcv(struct sock *sk, struct sk_buff *skb)
 {
-	struct quic_sock *qs = quic_sk(sk);
 	struct quic_hdr hdr;
 
 	if (skb->len < QUIC_MIN_INITIAL_DATAGRAM ||
 	    quic_hdr_parse(skb->data, skb->len, QUIC_SCID_LEN, &hdr) ||
 	    hdr.type != QUIC_PKT_INITIAL || hdr.dcid.len < 8 ||
-	    (!hdr.fixed_bit && !qs->local_tp.grease_quic_bit) ||
+	    (!hdr.fixed_bit && !quic_sk(sk)->local_tp.grease_quic_bit) ||
 	    (hdr.version != QUIC_VERSION_V1 && hdr.version != QUIC_VERSION_V2)) {
 		QUIC_DROP(sk, LISTEN);
 		kfree_skb(skb);
 		return 0;
 	}
-	if (skb_queue_len(&qs->accept_queue) >=
-	    READ_ONCE(sk->sk_max_ack_backlog)) {
-		QUIC_DROP(sk, BACKLOG);
-		kfree_skb(skb);
-		return 0;
-	}
-	__skb_queue_tail(&qs->accept_queue, skb);
-	sk->sk_data_ready(sk);
-	return 0;
+	return quic_accept_enqueue(sk, skb);
 }
 
 /* Packets that arrived while a user held the socket. */

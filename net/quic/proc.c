@@ -3,7 +3,9 @@
  * /proc/net/quic_stats: counters of the whole module, one "name value"
  * line each: packets and recovery events, then every silent receive drop
  * by its reason (see enum quic_drop_reason).  For debugging and for tests
- * that must see, say, that loss was recovered and not avoided.
+ * that must see, say, that loss was recovered and not avoided.  One line is
+ * a gauge, not a counter: pending_connections, the server connections of
+ * all listeners whose handshake has not completed (socket.c).
  *
  * /proc/net/quic: one line per QUIC socket of the namespace, like
  * /proc/net/tcp: addresses, state and the recovery and flow-control state
@@ -31,6 +33,7 @@ static const char *const quic_stat_names[QUIC_STAT_MAX] = {
 	[QUIC_STAT_PKT_SPURIOUS]	= "packets_lost_spuriously",
 	[QUIC_STAT_CONG_UNDO]		= "congestion_events_undone",
 	[QUIC_STAT_KEY_UPDATE]		= "key_updates",
+	[QUIC_STAT_PENDING]		= "pending_connections",
 };
 
 static int quic_stats_show(struct seq_file *seq, void *v)

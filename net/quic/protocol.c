@@ -193,6 +193,7 @@ err_wq:
 static void __exit quic_exit(void)
 {
 	/* Sockets hold module references, so none exist at this point. */
+	WARN_ON(atomic_long_read(&quic_stats[QUIC_STAT_PENDING]));
 	quic_protosw_unregister(quicv6_protosw, ARRAY_SIZE(quicv6_protosw), true);
 	quic_protosw_unregister(quic_protosw, ARRAY_SIZE(quic_protosw), false);
 	proto_unregister(&quicv6_prot);

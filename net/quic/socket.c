@@ -28,7 +28,127 @@ const char *const quic_drop_names[QUIC_DROP_MAX] = {
 	[QUIC_DROP_BACKLOG]	= "backlog_full",
 	[QUIC_DROP_XMIT]	= "xmit_failed",
 	[QUIC_DROP_RCVBUF]	= "receive_buffer_full",
+	[QUIC_DROP_PENDING]	= "pending_full",
 };
+
+/*
+ * Pending connections.
+ *
+ * A server connection is pending from the moment its first Initial is
+ * queued on the listener until its handshake completes (both 1-RTT keys
+ * in: quic_conn_established()) or its socket is freed.  The count lives on
+ * the UDP tunnel socket that the listener and the connections it accepted
+ * share (us->pending): the queued Initial holds the connection's slot
+ * first, then the accepted socket (qs->pending).  An Initial is refused
+ * when the count has reached min(listen() backlog,
+ * net.quic.max_pending_connections), or when the Initials queued would take
+ * more than the listener's receive buffer; a refusal allocates nothing (the
+ * datagram is freed and counted as drop_pending_full or
+ * drop_receive_buffer_full) and takes no lock when quic_udp_encap_rcv()
+ * sees the cap reached already.
+ *
+ * A pending connection closed by its user keeps its slot for its closing
+ * period (three PTOs, RFC 9000 section 10.2), since its memory is freed only
+ * then: the memory of a listener's pending connections is bounded by the
+ * cap times the cost of one.  Measured with /proc/slabinfo in the guest
+ * (Debian 6.12, x86_64, 200 connections, pending_test): a queued Initial
+ * takes its skb, 2.3 kB for a 1200-byte datagram; an accepted connection
+ * 36 kB before the server application writes its handshake flight: the
+ * socket (7 kB of quic_sock, 1.2 kB of inode, file and dentry), the Initial
+ * keys of both directions (2 x 4 kB of GHASH tables of the synchronous gcm
+ * transform, and about 3 kB of other transforms and key state), their
+ * request pool (3 slots of 2 kB per direction, crypto.c), the ClientHello
+ * queued for the application and the connection IDs.  At the default cap,
+ * 256, that is 9 MB per listener.
+ */
+static unsigned int quic_pending_cap(const struct sock *lsk)
+{
+	return min_t(unsigned int, READ_ONCE(lsk->sk_max_ack_backlog),
+		     READ_ONCE(sysctl_quic_max_pending_connections));
+}
+
+/* Must the listener @lsk of @us refuse new connections?  No lock needed. */
+bool quic_pending_full(const struct quic_udp_sock *us, const struct sock *lsk)
+{
+	return atomic_read(&us->pending) >= quic_pending_cap(lsk);
+}
+
+static void quic_pending_get(struct quic_udp_sock *us)
+{
+	atomic_inc(&us->pending);
+	QUIC_INC_STATS(PENDING, 1);
+}
+
+static void quic_pending_put(struct quic_udp_sock *us)
+{
+	WARN_ON_ONCE(atomic_dec_return(&us->pending) < 0);
+	QUIC_INC_STATS(PENDING, -1);
+}
+
+/*
+ * An accepted connection stops being pending: its handshake is complete,
+ * or its socket is being freed.  Socket lock held, or the last reference.
+ */
+void quic_pending_done(struct sock *sk)
+{
+	struct quic_sock *qs = quic_sk(sk);
+
+	if (!qs->pending)
+		return;
+	qs->pending = false;
+	quic_pending_put(qs->udp);
+}
+
+/*
+ * Queue the first Initial of a new connection on the listener @sk (socket
+ * lock held), charged to its receive buffer and holding a pending slot.
+ * Consumes @skb.
+ */
+int quic_accept_enqueue(struct sock *sk, struct sk_buff *skb)
+{
+	struct quic_sock *qs = quic_sk(sk);
+
+	if (quic_pending_full(qs->udp, sk)) {
+		QUIC_DROP(sk, PENDING);
+		kfree_skb(skb);
+		return 0;
+	}
+	if ((unsigned int)atomic_read(&sk->sk_rmem_alloc) + skb->truesize >
+	    (unsigned int)READ_ONCE(sk->sk_rcvbuf)) {
+		QUIC_DROP(sk, RCVBUF);
+		kfree_skb(skb);
+		return 0;
+	}
+	skb_set_owner_r(skb, sk);
+	quic_pending_get(qs->udp);
+	__skb_queue_tail(&qs->accept_queue, skb);
+	sk->sk_data_ready(sk);
+	return 0;
+}
+
+/*
+ * The next queued Initial, uncharged from the listener's receive buffer;
+ * its pending slot passes to the caller.  Socket lock held.
+ */
+static struct sk_buff *quic_accept_dequeue(struct sock *sk)
+{
+	struct sk_buff *skb = __skb_dequeue(&quic_sk(sk)->accept_queue);
+
+	if (skb)
+		skb_orphan(skb);
+	return skb;
+}
+
+/* The listener is going: its queued Initials and their slots with it. */
+static void quic_accept_queue_purge(struct sock *sk)
+{
+	struct sk_buff *skb;
+
+	while ((skb = quic_accept_dequeue(sk))) {
+		quic_pending_put(quic_sk(sk)->udp);
+		kfree_skb(skb);
+	}
+}
 
 int quic_sock_init(struct sock *sk)
 {
@@ -48,6 +168,8 @@ int quic_sock_init(struct sock *sk)
 	memset(qs->alpn, 0, sizeof(qs->alpn));
 	memset(&qs->close_info, 0, sizeof(qs->close_info));
 	skb_queue_head_init(&qs->hold_queue);
+	skb_queue_head_init(&qs->accept_queue);
+	qs->pending = false;
 	quic_conn_init(sk);
 	quic_proc_add(sk);
 	return dst_cache_init(&qs->dst_cache, GFP_KERNEL);
@@ -64,6 +186,9 @@ void quic_sock_destroy(struct sock *sk)
 	kfree_sensitive(qs->ticket);
 	qs->ticket = NULL;
 	if (qs->udp) {
+		/* Pending slots go back before the tunnel they count on. */
+		quic_accept_queue_purge(sk);
+		quic_pending_done(sk);
 		quic_udp_sock_put(qs->udp);
 		qs->udp = NULL;
 	}
@@ -436,18 +561,18 @@ out:
 	return err;
 }
 
-/* A new socket for the connection whose first datagram is @skb. */
-static int quic_accept_one(struct sock *sk, struct sk_buff *skb,
-			   struct socket *newsock, bool kern)
+/* A new QUIC socket, of the listener's kind, grafted onto @newsock. */
+static struct sock *quic_accept_sock(struct sock *lsk, struct socket *newsock,
+				     bool kern)
 {
 	struct socket *tmp;
 	struct sock *newsk;
 	int err;
 
-	err = __sock_create(sock_net(sk), sk->sk_family, sk->sk_type,
+	err = __sock_create(sock_net(lsk), lsk->sk_family, lsk->sk_type,
 			    IPPROTO_QUIC, &tmp, kern);
 	if (err)
-		return err;
+		return ERR_PTR(err);
 	/*
 	 * Move the new sock to @newsock before the temporary socket goes, so
 	 * its wait queue and sk_socket never point at freed memory.
@@ -456,11 +581,35 @@ static int quic_accept_one(struct sock *sk, struct sk_buff *skb,
 	sock_graft(newsk, newsock);
 	tmp->sk = NULL;
 	sock_release(tmp);
+	return newsk;
+}
+
+/*
+ * Make @newsk the connection whose first Initial is @skb, which holds a
+ * pending slot.  Called with the listener @lsk locked; returns with it
+ * released, so that the new socket's lock is never taken inside the
+ * listener's (see LOCKING).  Consumes @skb.
+ */
+static int quic_accept_one(struct sock *lsk, struct sock *newsk,
+			   struct sk_buff *skb, struct socket *newsock)
+{
+	int err;
+
+	/*
+	 * Nothing else reaches the new socket yet (no connection ID in the
+	 * table, no timer armed, no file descriptor), so it takes the
+	 * listener's settings and the Initial's pending slot without its
+	 * own lock.
+	 */
+	quic_conn_inherit(lsk, newsk);
+	quic_sk(newsk)->pending = true;
+	release_sock(lsk);
 
 	lock_sock(newsk);
-	err = quic_conn_accept(sk, newsk, skb);
+	err = quic_conn_accept(newsk, skb);
 	release_sock(newsk);
 	if (err) {
+		/* Its slot goes back when the socket is freed. */
 		newsock->sk = NULL;
 		newsk->sk_prot->close(newsk, 0);
 		return err;
@@ -469,58 +618,90 @@ static int quic_accept_one(struct sock *sk, struct sk_buff *skb,
 	return 0;
 }
 
+/*
+ * Wait for a queued Initial; the listener's lock is held, and released
+ * while sleeping.  The Initial comes with its pending slot.
+ */
+static struct sk_buff *quic_accept_wait(struct sock *sk, long *timeo)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	struct sk_buff *skb;
+
+	for (;;) {
+		DEFINE_WAIT_FUNC(wait, woken_wake_function);
+
+		if (sk->sk_state != QUIC_SS_LISTENING)
+			return ERR_PTR(-EINVAL);
+		skb = quic_accept_dequeue(sk);
+		if (skb)
+			return skb;
+		if (!*timeo)
+			return ERR_PTR(-EAGAIN);
+		add_wait_queue(sk_sleep(sk), &wait);
+		sk_wait_event(sk, timeo,
+			      !skb_queue_empty(&qs->accept_queue) ||
+			      sk->sk_state != QUIC_SS_LISTENING, &wait);
+		remove_wait_queue(sk_sleep(sk), &wait);
+		if (signal_pending(current))
+			return ERR_PTR(sock_intr_errno(*timeo));
+	}
+}
+
+/*
+ * The connection a queued Initial belongs to, if it was accepted since the
+ * Initial was queued (a retransmission, or the next datagram of a long
+ * ClientHello): with a reference, or NULL.
+ */
+static struct sock *quic_accept_owner(struct sock *sk, struct sk_buff *skb)
+{
+	struct quic_hdr hdr;
+	struct sock *owner;
+
+	if (quic_hdr_parse(skb->data, skb->len, QUIC_SCID_LEN, &hdr))
+		return NULL;
+	rcu_read_lock();
+	owner = quic_cid_lookup(sock_net(sk), hdr.dcid.data, hdr.dcid.len);
+	rcu_read_unlock();
+	return owner;
+}
+
 int quic_inet_accept(struct socket *sock, struct socket *newsock,
 		     struct proto_accept_arg *arg)
 {
-	struct sock *sk = sock->sk, *owner;
-	struct quic_sock *qs = quic_sk(sk);
+	struct sock *sk = sock->sk, *owner, *newsk;
 	struct sk_buff *skb;
-	struct quic_hdr hdr;
 	long timeo;
-	int err;
 
-	lock_sock(sk);
 	timeo = sock_rcvtimeo(sk, arg->flags & O_NONBLOCK);
 	for (;;) {
-		err = -EINVAL;
-		if (sk->sk_state != QUIC_SS_LISTENING)
-			break;
-		skb = __skb_dequeue(&qs->accept_queue);
-		if (!skb) {
-			DEFINE_WAIT_FUNC(wait, woken_wake_function);
-
-			err = -EAGAIN;
-			if (!timeo)
-				break;
-			add_wait_queue(sk_sleep(sk), &wait);
-			sk_wait_event(sk, &timeo,
-				      !skb_queue_empty(&qs->accept_queue) ||
-				      sk->sk_state != QUIC_SS_LISTENING, &wait);
-			remove_wait_queue(sk_sleep(sk), &wait);
-			err = sock_intr_errno(timeo);
-			if (signal_pending(current))
-				break;
+		lock_sock(sk);
+		skb = quic_accept_wait(sk, &timeo);
+		if (IS_ERR(skb)) {
+			release_sock(sk);
+			return PTR_ERR(skb);
+		}
+		owner = quic_accept_owner(sk, skb);
+		if (!owner) {
+			newsk = quic_accept_sock(sk, newsock, arg->kern);
+			if (IS_ERR(newsk)) {
+				quic_pending_put(quic_sk(sk)->udp);
+				release_sock(sk);
+				kfree_skb(skb);
+				return PTR_ERR(newsk);
+			}
+			if (!quic_accept_one(sk, newsk, skb, newsock))
+				return 0;
+			/* That Initial was bad; the next may be fine. */
 			continue;
 		}
-		/* A later Initial of a connection accepted meanwhile. */
-		if (!quic_hdr_parse(skb->data, skb->len, QUIC_SCID_LEN, &hdr)) {
-			owner = quic_cid_lookup(sock_net(sk), hdr.dcid.data,
-						hdr.dcid.len);
-			if (owner) {
-				lock_sock(owner);
-				quic_input(owner, skb);
-				release_sock(owner);
-				sock_put(owner);
-				continue;
-			}
-		}
-		err = quic_accept_one(sk, skb, newsock, arg->kern);
-		if (!err)
-			break;
-		/* That one was bad; the next may be fine. */
+		/* Not a new connection: its slot goes back. */
+		quic_pending_put(quic_sk(sk)->udp);
+		release_sock(sk);
+		lock_sock(owner);
+		quic_input(owner, skb);
+		release_sock(owner);
+		sock_put(owner);
 	}
-	release_sock(sk);
-	return err;
 }
 
 int quic_inet_getname(struct socket *sock, struct sockaddr *addr, int peer)

@@ -98,8 +98,13 @@ struct quic_sock {
 	struct timer_list	key_timer;		/* previous 1-RTT rx keys go */
 	unsigned long		deferred;		/* BIT(enum quic_deferred) */
 
-	/* Listener: client Initials of connections not yet accepted. */
+	/*
+	 * Listener: client Initials of connections not yet accepted, each
+	 * charged to sk_rmem_alloc and holding a pending slot of @udp.
+	 */
 	struct sk_buff_head	accept_queue;
+	/* Accepted, handshake running: we hold a pending slot of @udp. */
+	bool			pending;
 	/* Datagrams of levels whose keys are not installed yet. */
 	struct sk_buff_head	hold_queue;
 
@@ -138,6 +143,7 @@ enum quic_drop_reason {
 	QUIC_DROP_BACKLOG,
 	QUIC_DROP_XMIT,
 	QUIC_DROP_RCVBUF,
+	QUIC_DROP_PENDING,
 	QUIC_DROP_MAX,
 };
 
@@ -161,6 +167,7 @@ enum quic_stat {
 	QUIC_STAT_PKT_SPURIOUS,
 	QUIC_STAT_CONG_UNDO,
 	QUIC_STAT_KEY_UPDATE,
+	QUIC_STAT_PENDING,	/* a gauge: pending connections now (socket.c) */
 	QUIC_STAT_MAX,
 };
 
@@ -219,6 +226,9 @@ int quic_inet_connect(struct socket *sock, struct sockaddr *addr,
 int quic_inet_listen(struct socket *sock, int backlog);
 int quic_inet_accept(struct socket *sock, struct socket *newsock,
 		     struct proto_accept_arg *arg);
+int quic_accept_enqueue(struct sock *sk, struct sk_buff *skb);
+bool quic_pending_full(const struct quic_udp_sock *us, const struct sock *lsk);
+void quic_pending_done(struct sock *sk);
 int quic_inet_getname(struct socket *sock, struct sockaddr *addr, int peer);
 __poll_t quic_inet_poll(struct file *file, struct socket *sock,
 			struct poll_table_struct *wait);
@@ -229,6 +239,7 @@ extern int sysctl_quic_wmem_default;
 extern int sysctl_quic_rmem_default;
 extern unsigned long sysctl_quic_key_update_packets;
 extern unsigned long sysctl_quic_aead_integrity_limit;
+extern int sysctl_quic_max_pending_connections;
 int quic_sysctl_init(void);
 void quic_sysctl_exit(void);
 

@@ -13,6 +13,12 @@
  *			a connection before it closes with AEAD_LIMIT_REACHED;
  *			0, the default: the AEAD's limit (RFC 9001 §6.6).
  *			Lower values are for testing.
+ *   max_pending_connections  server connections of a listener whose
+ *			handshake has not completed (queued for accept() or
+ *			accepted) beyond which new Initials are dropped; the
+ *			listen() backlog caps it too.  Default 256, from 1 to
+ *			65536: each costs about 36 kB until it is established
+ *			(socket.c), 9 MB for 256.
  *
  * The receive buffer also bounds the flow-control windows we advertise
  * (half of it for the connection), so its default is what a connection
@@ -29,11 +35,15 @@ int sysctl_quic_wmem_default = 4 << 20;
 int sysctl_quic_rmem_default = 16 << 20;
 unsigned long sysctl_quic_key_update_packets;
 unsigned long sysctl_quic_aead_integrity_limit;
+int sysctl_quic_max_pending_connections = 256;
 
 static int quic_buf_min = SOCK_MIN_RCVBUF;
 static int quic_buf_max = INT_MAX / 2;
 
 static unsigned long quic_ulong_max = ULONG_MAX;
+
+static int quic_pending_min = 1;
+static int quic_pending_max = 65536;
 
 static struct ctl_table quic_sysctl_table[] = {
 	{
@@ -69,6 +79,15 @@ static struct ctl_table quic_sysctl_table[] = {
 		.mode		= 0644,
 		.proc_handler	= proc_doulongvec_minmax,
 		.extra2		= &quic_ulong_max,
+	},
+	{
+		.procname	= "max_pending_connections",
+		.data		= &sysctl_quic_max_pending_connections,
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= &quic_pending_min,
+		.extra2		= &quic_pending_max,
 	},
 };
 

@@ -76,6 +76,16 @@ static int quic_udp_encap_rcv(struct sock *usk, struct sk_buff *skb)
 	sk = quic_cid_lookup(sock_net(usk), inv.dcid, inv.dcid_len);
 	if (!sk && inv.long_form) {
 		sk = rcu_dereference(us->listener);
+		/*
+		 * A flood of Initials is refused here, before the listener's
+		 * lock and backlog; quic_listen_rcv() checks again under the
+		 * lock, where it counts.
+		 */
+		if (sk && quic_pending_full(us, sk)) {
+			QUIC_DROP(sk, PENDING);
+			kfree_skb(skb);
+			return 0;
+		}
 		if (sk && !refcount_inc_not_zero(&sk->sk_refcnt))
 			sk = NULL;
 	}
@@ -377,6 +387,9 @@ void quic_udp_sock_put(struct quic_udp_sock *us)
 		return;
 	hash_del(&us->node);
 	mutex_unlock(&quic_udp_table_lock);
+
+	/* The listener and every connection gave their pending slots back. */
+	WARN_ON_ONCE(atomic_read(&us->pending));
 
 	udp_tunnel_sock_release(us->sock);
 	kfree_rcu(us, rcu);

@@ -21,6 +21,13 @@ struct quic_udp_sock {
 	union quic_addr		addr;	/* the bound address, port filled in */
 	struct rcu_head		rcu;	/* encap_rcv may still see us in RCU */
 	struct sock __rcu	*listener;	/* gets Initials of new connections */
+	/*
+	 * Server connections of this port not yet established: queued on
+	 * the listener or accepted with the handshake running (socket.c).
+	 * Raised only under the listener's socket lock, so that the check
+	 * against the cap and the increment do not race; lowered anywhere.
+	 */
+	atomic_t		pending;
 };
 
 struct quic_udp_sock *quic_udp_sock_create(struct net *net,
