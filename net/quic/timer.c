@@ -202,15 +202,24 @@ static void quic_close_fire(struct sock *sk)
 	quic_timer_release_orphan(sk);
 }
 
-/* Run @fn now, or on release_sock() if a user holds the socket. */
+/*
+ * Run @fn now, or on release_sock() if a user holds the socket.  A closed
+ * socket runs nothing: sk_stop_timer() in ->destroy() does not wait for a
+ * handler already started, which may get the lock only once the
+ * connection's state is freed.  The state became QUIC_SS_CLOSED under the
+ * socket lock before that, so this check, under the same lock, sees it.
+ */
 static void quic_timer_run(struct sock *sk, void (*fn)(struct sock *sk),
 			   enum quic_deferred bit)
 {
 	bh_lock_sock(sk);
+	if (sk->sk_state == QUIC_SS_CLOSED)
+		goto out;
 	if (!sock_owned_by_user(sk))
 		fn(sk);
 	else if (!test_and_set_bit(bit, &quic_sk(sk)->deferred))
 		sock_hold(sk);	/* dropped by quic_release_cb() */
+out:
 	bh_unlock_sock(sk);
 	sock_put(sk);		/* the timer's reference */
 }
