@@ -20,18 +20,6 @@
 #define CRYPTO_WINDOW		(64 * 1024)
 #define REASM_GAPS		16	/* QUIC_REASM_RANGES */
 
-static size_t put_crypto(uint8_t *p, uint64_t offset, const uint8_t *data,
-			 size_t len)
-{
-	size_t n = 0;
-
-	p[n++] = CR_FRAME_CRYPTO;
-	n += cr_put_varint(p + n, offset);
-	n += cr_put_varint(p + n, len);
-	memcpy(p + n, data, len);
-	return n + len;
-}
-
 /* The receive memory charged to the kernel socket (SO_MEMINFO). */
 static long rmem_alloc(int fd)
 {
@@ -219,12 +207,12 @@ static void test_crypto_gaps(int family)
 	if (peer_open(&p, family, 1))
 		goto out;
 	for (i = 1; i <= REASM_GAPS; i++) {
-		n = put_crypto(frame, 2 * i, bytes + 2 * i, 1);
+		n = cr_put_crypto(frame, 2 * i, bytes + 2 * i, 1);
 		pn = peer_send(&p, frame, n, 1);
 		CHECK(acked_within(&p, pn, WAIT_MS) == 1);
 	}
 	/* The last gap is far out: the ring grows to the whole window. */
-	n = put_crypto(frame, CRYPTO_WINDOW - 1, bytes, 1);
+	n = cr_put_crypto(frame, CRYPTO_WINDOW - 1, bytes, 1);
 	pn = peer_send(&p, frame, n, 1);
 	if (acked_within(&p, pn, RETX_MS) != 0) {
 		printf("# a piece opening gap %d was acknowledged\n",
@@ -235,17 +223,17 @@ static void test_crypto_gaps(int family)
 	printf("# %d gaps held: rmem_alloc %ld\n", REASM_GAPS, mem);
 	CHECK(mem >= 0 && mem <= 8192);
 	/* Fill every gap at once; then the far piece is taken. */
-	n = put_crypto(frame, 0, bytes, 2 * REASM_GAPS + 2);
+	n = cr_put_crypto(frame, 0, bytes, 2 * REASM_GAPS + 2);
 	pn = peer_send(&p, frame, n, 1);
 	CHECK(acked_within(&p, pn, WAIT_MS) == 1);
-	n = put_crypto(frame, CRYPTO_WINDOW - 1, bytes, 1);
+	n = cr_put_crypto(frame, CRYPTO_WINDOW - 1, bytes, 1);
 	pn = peer_send(&p, frame, n, 1);
 	CHECK(acked_within(&p, pn, WAIT_MS) == 1);
 	mem = rmem_alloc(p.kfd);
 	printf("# far piece held: rmem_alloc %ld\n", mem);
 	CHECK(mem >= CRYPTO_WINDOW && mem <= CRYPTO_WINDOW + 8192);
 	/* 64 KiB beyond what was delivered (34 bytes) is too far. */
-	n = put_crypto(frame, 2 * REASM_GAPS + 2 + CRYPTO_WINDOW, bytes, 1);
+	n = cr_put_crypto(frame, 2 * REASM_GAPS + 2 + CRYPTO_WINDOW, bytes, 1);
 	CHECK(peer_send(&p, frame, n, 1) != CR_PN_NONE);
 	closed = wait_close(&p, &k, WAIT_MS);
 	check_local_close(&p, &k, closed, CRYPTO_BUFFER_EXCEEDED);
