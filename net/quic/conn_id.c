@@ -13,6 +13,7 @@
 #include <linux/slab.h>
 
 #include "conn_id.h"
+#include "socket.h"
 
 static struct rhashtable quic_cid_table;
 
@@ -43,7 +44,7 @@ void quic_cid_set_init(struct quic_cid_set *set)
 	set->n_dcids = 0;
 }
 
-void quic_cid_set_free(struct quic_cid_set *set)
+void quic_cid_set_free(struct sock *sk, struct quic_cid_set *set)
 {
 	struct quic_scid *s, *stmp;
 	struct quic_dcid *d, *dtmp;
@@ -56,7 +57,7 @@ void quic_cid_set_free(struct quic_cid_set *set)
 	}
 	list_for_each_entry_safe(d, dtmp, &set->dcids, list) {
 		list_del(&d->list);
-		kfree(d);
+		quic_obj_free(sk, d, sizeof(*d));
 	}
 	set->n_scids = 0;
 	set->n_dcids = 0;
@@ -111,12 +112,17 @@ int quic_cid_new_scid(struct sock *sk, struct quic_cid_set *set,
 	return err;
 }
 
-int quic_cid_add_dcid(struct quic_cid_set *set, const struct quic_cid *cid,
-		      u64 seq, const u8 *reset_token)
+int quic_cid_add_dcid(struct sock *sk, struct quic_cid_set *set,
+		      const struct quic_cid *cid, u64 seq,
+		      const u8 *reset_token)
 {
 	struct quic_dcid *d;
 
-	d = kzalloc(sizeof(*d), GFP_ATOMIC);
+	/* A NEW_CONNECTION_ID sent again takes no second entry. */
+	list_for_each_entry(d, &set->dcids, list)
+		if (d->seq == seq)
+			return 0;
+	d = quic_obj_alloc(sk, sizeof(*d), GFP_ATOMIC);
 	if (!d)
 		return -ENOMEM;
 	d->cid = *cid;

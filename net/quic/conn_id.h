@@ -51,14 +51,15 @@ int quic_cid_table_init(void);
 void quic_cid_table_exit(void);
 
 void quic_cid_set_init(struct quic_cid_set *set);
-void quic_cid_set_free(struct quic_cid_set *set);
+void quic_cid_set_free(struct sock *sk, struct quic_cid_set *set);
 
 int quic_cid_add_scid(struct sock *sk, struct quic_cid_set *set,
 		      const struct quic_cid *cid);
 int quic_cid_new_scid(struct sock *sk, struct quic_cid_set *set,
 		      struct quic_cid *out);
-int quic_cid_add_dcid(struct quic_cid_set *set, const struct quic_cid *cid,
-		      u64 seq, const u8 *reset_token);
+int quic_cid_add_dcid(struct sock *sk, struct quic_cid_set *set,
+		      const struct quic_cid *cid, u64 seq,
+		      const u8 *reset_token);
 void quic_cid_set_first_dcid(struct quic_cid_set *set,
 			     const struct quic_cid *cid);
 const struct quic_cid *quic_cid_active_dcid(struct quic_cid_set *set);

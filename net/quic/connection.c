@@ -112,7 +112,7 @@ void quic_conn_free(struct sock *sk)
 	quic_timers_stop(sk);
 	quic_key_update_free(sk);
 	quic_streams_free(sk);
-	quic_cid_set_free(&qs->cids);
+	quic_cid_set_free(sk, &qs->cids);
 	for (i = 0; i < QUIC_PN_SPACE_MAX; i++)
 		quic_space_free(sk, &qs->space[i]);
 	quic_crypto_ctx_free(&qs->crypto);
@@ -164,7 +164,7 @@ static int quic_conn_setup(struct sock *sk, const struct quic_cid *dcid,
 	err = quic_cid_new_scid(sk, &qs->cids, &scid);
 	if (err)
 		return err;
-	err = quic_cid_add_dcid(&qs->cids, dcid, 0, NULL);
+	err = quic_cid_add_dcid(sk, &qs->cids, dcid, 0, NULL);
 	if (err)
 		return err;
 	qs->odcid = *odcid;

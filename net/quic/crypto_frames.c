@@ -90,12 +90,13 @@ static int quic_crypto_keep_ticket(struct sock *sk, const u8 *data, u32 len)
 
 	if (len > QUIC_TICKET_MAX - qs->ticket_len)
 		return 0;
-	buf = krealloc(qs->ticket, qs->ticket_len + len, GFP_ATOMIC);
+	buf = kmalloc(qs->ticket_len + len, GFP_ATOMIC);
 	if (!buf)
 		return -ENOMEM;
+	if (qs->ticket_len)
+		memcpy(buf, qs->ticket, qs->ticket_len);
 	memcpy(buf + qs->ticket_len, data, len);
-	qs->ticket = buf;
-	qs->ticket_len += len;
+	quic_ticket_set(sk, buf, qs->ticket_len + len);
 	quic_event_queue(sk, QUIC_EVENT_NEW_SESSION_TICKET, data, len);
 	return 0;
 }

@@ -188,7 +188,7 @@ static int quic_rcv_frame(struct sock *sk, struct sk_buff *skb, u8 level,
 			goto violation;
 		/* Kept for later use; the first DCID stays active. */
 		if (qs->cids.n_dcids < qs->local_tp.active_connection_id_limit)
-			quic_cid_add_dcid(&qs->cids, &f->new_cid.cid,
+			quic_cid_add_dcid(sk, &qs->cids, &f->new_cid.cid,
 					  f->new_cid.seq, f->new_cid.token);
 		return 0;
 	case QUIC_FRAME_PATH_CHALLENGE:

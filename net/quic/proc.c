@@ -80,7 +80,7 @@ static void quic_conn_show(struct seq_file *seq, struct sock *sk)
 		seq_printf(seq, "%pISpc ", &qs->peer.sa);
 	else
 		seq_puts(seq, "- ");
-	seq_printf(seq, "%d %d %llu %llu %llu %u %u %u %llu %llu %llu %llu %d %d %llu %lld %u %u\n",
+	seq_printf(seq, "%d %d %llu %llu %llu %u %u %u %llu %llu %llu %llu %d %d %llu %lld %u %u %d\n",
 		   READ_ONCE(sk->sk_state),
 		   qs->is_server, READ_ONCE(qs->cong.cwnd),
 		   READ_ONCE(qs->cong.bytes_in_flight),
@@ -93,7 +93,8 @@ static void quic_conn_show(struct seq_file *seq, struct sock *sk)
 		   READ_ONCE(app->largest_acked),
 		   /* each update flips the phase: no crypto state unlocked */
 		   READ_ONCE(qs->key_phase.updates) & 1,
-		   READ_ONCE(qs->key_phase.updates));
+		   READ_ONCE(qs->key_phase.updates),
+		   atomic_read(&sk->sk_omem_alloc));
 }
 
 static int quic_conns_show(struct seq_file *seq, void *v)
@@ -101,7 +102,7 @@ static int quic_conns_show(struct seq_file *seq, void *v)
 	struct net *net = seq_file_single_net(seq);
 	struct quic_sock *qs;
 
-	seq_puts(seq, "local remote state server cwnd in_flight srtt_us pto_count datagram streams unsent peer_max_data max_data read wmem_queued rmem_alloc next_pn largest_acked key_phase key_updates\n");
+	seq_puts(seq, "local remote state server cwnd in_flight srtt_us pto_count datagram streams unsent peer_max_data max_data read wmem_queued rmem_alloc next_pn largest_acked key_phase key_updates omem_alloc\n");
 	spin_lock_bh(&quic_sock_list_lock);
 	list_for_each_entry(qs, &quic_sock_list, proc_node)
 		if (net_eq(sock_net(&qs->inet.sk), net))

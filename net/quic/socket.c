@@ -150,6 +150,45 @@ static void quic_accept_queue_purge(struct sock *sk)
 	}
 }
 
+void quic_obj_charge(struct sock *sk, int delta)
+{
+	struct quic_sock *qs = quic_sk(sk);
+
+	WRITE_ONCE(qs->omem, qs->omem + delta);
+	atomic_add(delta, &sk->sk_omem_alloc);
+}
+
+void *quic_obj_alloc(struct sock *sk, size_t size, gfp_t gfp)
+{
+	void *obj = kzalloc(size, gfp);
+
+	if (obj)
+		quic_obj_charge(sk, size);
+	return obj;
+}
+
+void quic_obj_free(struct sock *sk, void *obj, size_t size)
+{
+	if (!obj)
+		return;
+	kfree(obj);
+	quic_obj_charge(sk, -(int)size);
+}
+
+/*
+ * The session ticket (or, on a server, the ticket key) becomes @buf, a
+ * kmalloc()ed buffer of @len bytes, or nothing; the old one is wiped.
+ */
+void quic_ticket_set(struct sock *sk, u8 *buf, u32 len)
+{
+	struct quic_sock *qs = quic_sk(sk);
+
+	kfree_sensitive(qs->ticket);
+	quic_obj_charge(sk, (int)len - (int)qs->ticket_len);
+	qs->ticket = buf;
+	qs->ticket_len = len;
+}
+
 int quic_sock_init(struct sock *sk)
 {
 	struct quic_sock *qs = quic_sk(sk);
@@ -163,6 +202,7 @@ int quic_sock_init(struct sock *sk)
 	qs->udp = NULL;
 	qs->ticket = NULL;
 	qs->ticket_len = 0;
+	qs->omem = 0;
 	qs->events = 0;
 	qs->close_set = false;
 	memset(qs->alpn, 0, sizeof(qs->alpn));
@@ -183,8 +223,9 @@ void quic_sock_destroy(struct sock *sk)
 	quic_conn_free(sk);
 	dst_cache_destroy(&qs->dst_cache);
 	skb_queue_purge(&qs->hold_queue);
-	kfree_sensitive(qs->ticket);
-	qs->ticket = NULL;
+	quic_ticket_set(sk, NULL, 0);
+	/* Every charged object is gone with the connection. */
+	WARN_ON_ONCE(qs->omem);
 	if (qs->udp) {
 		/* Pending slots go back before the tunnel they count on. */
 		quic_accept_queue_purge(sk);

@@ -110,6 +110,8 @@ struct quic_sock {
 
 	u8			*ticket;	/* QUIC_SOCKOPT_SESSION_TICKET */
 	u32			ticket_len;
+	/* Our part of sk_omem_alloc (quic_obj_alloc()): 0 once freed. */
+	u32			omem;
 	u32			events;		/* BIT(enum quic_event_type) on */
 	bool			close_set;	/* close_info given by the user */
 	bool			close_app;	/* our close is an application one */
@@ -118,6 +120,20 @@ struct quic_sock {
 	struct work_struct	release_work;	/* orphan: release after closing */
 	struct work_struct	key_work;	/* derive the next 1-RTT keys */
 };
+
+/*
+ * Objects a connection allocates as its peer's traffic asks (streams, the
+ * peer's connection IDs, ranges of acknowledged stream data, the session
+ * ticket) are charged to sk_omem_alloc, beside the buffers charged to
+ * sk_rmem_alloc and sk_wmem_queued, so that SO_MEMINFO and /proc/net/quic
+ * show what a peer costs.  Their number is bounded by the protocol:
+ * MAX_STREAMS, active_connection_id_limit, the data in flight and
+ * QUIC_TICKET_MAX.  Socket lock held.
+ */
+void *quic_obj_alloc(struct sock *sk, size_t size, gfp_t gfp);
+void quic_obj_free(struct sock *sk, void *obj, size_t size);
+void quic_obj_charge(struct sock *sk, int delta);
+void quic_ticket_set(struct sock *sk, u8 *buf, u32 len);
 
 /* Where a received datagram came from, while quic_input() runs. */
 struct quic_input_cb {

@@ -59,11 +59,8 @@ static int quic_set_crypto_secret(struct sock *sk, sockptr_t optval,
 	 * resumption has served once a key that reads them is in, before
 	 * the packets held for it are read below.
 	 */
-	if (!qs->is_server && secret.level == QUIC_CRYPTO_APP && !secret.send) {
-		kfree_sensitive(qs->ticket);
-		qs->ticket = NULL;
-		qs->ticket_len = 0;
-	}
+	if (!qs->is_server && secret.level == QUIC_CRYPTO_APP && !secret.send)
+		quic_ticket_set(sk, NULL, 0);
 
 	/* RFC 9002 §6.2.2.1: a client's anti-deadlock probe is a Handshake packet now. */
 	if (secret.level == QUIC_CRYPTO_HANDSHAKE && secret.send)
@@ -305,7 +302,6 @@ static int quic_set_close(struct sock *sk, sockptr_t optval,
 static int quic_set_ticket(struct sock *sk, sockptr_t optval,
 			   unsigned int optlen)
 {
-	struct quic_sock *qs = quic_sk(sk);
 	u8 *buf = NULL;
 
 	if (optlen > QUIC_TICKET_MAX)
@@ -315,9 +311,7 @@ static int quic_set_ticket(struct sock *sk, sockptr_t optval,
 		if (IS_ERR(buf))
 			return PTR_ERR(buf);
 	}
-	kfree_sensitive(qs->ticket);
-	qs->ticket = buf;
-	qs->ticket_len = optlen;
+	quic_ticket_set(sk, buf, optlen);
 	return 0;
 }
 

@@ -47,7 +47,7 @@ static void quic_stream_destroy(struct sock *sk, struct quic_stream *s)
 	quic_stream_send_free(sk, s);
 	quic_stream_recv_free(sk, s);
 	quic_sk(sk)->streams.count--;
-	kfree(s);
+	quic_obj_free(sk, s, sizeof(*s));
 }
 
 void quic_streams_free(struct sock *sk)
@@ -107,7 +107,7 @@ static struct quic_stream *quic_stream_new(struct sock *sk, u64 id, gfp_t gfp)
 	bool uni = quic_stream_id_is_uni(id);
 	struct quic_stream *s;
 
-	s = kzalloc(sizeof(*s), gfp);
+	s = quic_obj_alloc(sk, sizeof(*s), gfp);
 	if (!s)
 		return NULL;
 	s->id = id;

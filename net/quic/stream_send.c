@@ -106,7 +106,7 @@ void quic_stream_send_free(struct sock *sk, struct quic_stream *s)
 		quic_send_skb_free(sk, s, skb);
 	list_for_each_entry_safe(r, tmp, &s->acked_ranges, list) {
 		list_del(&r->list);
-		kfree(r);
+		quic_obj_free(sk, r, sizeof(*r));
 	}
 }
 
@@ -714,7 +714,7 @@ static int quic_stream_ack_range(struct sock *sk, struct quic_stream *s,
 				break;
 			s->acked = max(s->acked, r->end);
 			list_del(&r->list);
-			kfree(r);
+			quic_obj_free(sk, r, sizeof(*r));
 		}
 		quic_stream_free_acked(sk, s);
 		return 0;
@@ -731,12 +731,12 @@ static int quic_stream_ack_range(struct sock *sk, struct quic_stream *s,
 					break;
 				r->end = max(r->end, n->end);
 				list_del(&n->list);
-				kfree(n);
+				quic_obj_free(sk, n, sizeof(*n));
 			}
 			return 0;
 		}
 	}
-	n = kmalloc(sizeof(*n), GFP_ATOMIC);
+	n = quic_obj_alloc(sk, sizeof(*n), GFP_ATOMIC);
 	if (!n)
 		return -ENOMEM;
 	n->start = start;

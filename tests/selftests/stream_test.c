@@ -12,6 +12,7 @@
 
 #include "quic_conn.h"
 
+#include <linux/sock_diag.h>
 #include <sys/epoll.h>
 
 /*
@@ -741,6 +742,67 @@ static void test_version_2(int family)
 	conn_close(&c);
 }
 
+/* What SO_MEMINFO says the socket is charged with for objects (optmem). */
+static int optmem(int fd)
+{
+	uint32_t mem[SK_MEMINFO_VARS];
+	socklen_t len = sizeof(mem);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_MEMINFO, mem, &len))
+		return -1;
+	return mem[SK_MEMINFO_OPTMEM];
+}
+
+/*
+ * Streams, the peer's connection IDs and the session ticket are charged
+ * to the socket (SO_MEMINFO's optmem), and a stream's charge goes when
+ * both of its halves are done.
+ */
+#define CHARGE_STREAMS	8
+
+static void test_objects_charged(int family)
+{
+	char buf[64], ticket[4096];
+	socklen_t tlen = sizeof(ticket);
+	int i, base, grown, now;
+	struct rinfo ri;
+	long long end;
+	struct conn c;
+
+	if (conn_open(&c, family))
+		return;
+	/* The client holds the server's ticket. */
+	CHECK_OK(getsockopt(c.cfd, SOL_QUIC, QUIC_SOCKOPT_SESSION_TICKET,
+			    ticket, &tlen));
+	CHECK(tlen > 0 && optmem(c.cfd) >= (int)tlen);
+
+	base = optmem(c.sfd);
+	CHECK(base >= 0);
+	for (i = 0; i < CHARGE_STREAMS; i++) {
+		CHECK(qsend(c.cfd, "x", 1, C_BIDI(i), 0, 0) == 1);
+		CHECK(qrecv(c.sfd, buf, sizeof(buf), 0, &ri) == 1);
+	}
+	grown = optmem(c.sfd) - base;
+	printf("# server optmem %d, +%d for %d streams\n", base, grown,
+	       CHARGE_STREAMS);
+	CHECK(grown > 0 && grown % CHARGE_STREAMS == 0);
+
+	for (i = 0; i < CHARGE_STREAMS; i++) {
+		CHECK(qsend(c.cfd, NULL, 0, C_BIDI(i), MSG_QUIC_STREAM_FIN,
+			    0) == 0);
+		CHECK(qrecv(c.sfd, buf, sizeof(buf), 0, &ri) == 0);
+		CHECK(qsend(c.sfd, "y", 1, C_BIDI(i), MSG_QUIC_STREAM_FIN,
+			    0) == 1);
+		CHECK(qrecv(c.cfd, buf, sizeof(buf), 0, &ri) == 1);
+	}
+	/* Freed when the client's ACK of each FIN arrives. */
+	end = now_ms() + 5000;
+	while ((now = optmem(c.sfd)) != base && now_ms() < end)
+		usleep(10000);
+	CHECK(now == base);
+	conn_close(&c);
+}
+
 static const struct conn_test tests[] = {
 	{ "QUIC version 2 when the client's config asks for it", test_version_2,
 	  FAM_BOTH },
@@ -765,6 +827,7 @@ static const struct conn_test tests[] = {
 	{ "SO_RCVTIMEO: EAGAIN after the timeout", test_rcvtimeo, 0 },
 	{ "poll: POLLIN only with data, POLLOUT when idle", test_poll_readiness, FAM_BOTH },
 	{ "epoll: EPOLLIN only with data", test_epoll_readiness, 0 },
+	{ "streams, CIDs and the ticket charged to optmem", test_objects_charged, 0 },
 };
 
 int main(void)
