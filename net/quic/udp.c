@@ -229,8 +229,8 @@ static void quic_udp_tos_ttl(struct sock *sk, struct dst_entry *dst, bool v4,
 	*ttl = hops;
 }
 
-/* Send one QUIC datagram of @sk to its peer.  Consumes @skb. */
-int quic_udp_xmit(struct sock *sk, struct sk_buff *skb)
+/* quic_udp_xmit() with bottom halves off. */
+static int quic_udp_xmit_bh(struct sock *sk, struct sk_buff *skb)
 {
 	struct quic_sock *qs = quic_sk(sk);
 	struct sock *usk = qs->udp->sock->sk;
@@ -275,10 +275,25 @@ int quic_udp_xmit(struct sock *sk, struct sk_buff *skb)
 }
 
 /*
- * The largest UDP payload the route to the peer carries without
- * fragmentation (its MTU less the IP and UDP headers), or 0 without one.
+ * The route cache (dst_cache) is per CPU, and so must be used with bottom
+ * halves off, which process context (a system call sending) does not have
+ * of itself: otherwise a preempted sender could move to another CPU with
+ * this one's entry in hand.
  */
-u32 quic_udp_path_payload(struct sock *sk)
+
+/* Send one QUIC datagram of @sk to its peer.  Consumes @skb. */
+int quic_udp_xmit(struct sock *sk, struct sk_buff *skb)
+{
+	int err;
+
+	local_bh_disable();
+	err = quic_udp_xmit_bh(sk, skb);
+	local_bh_enable();
+	return err;
+}
+
+/* quic_udp_path_payload() with bottom halves off. */
+static u32 quic_udp_path_payload_bh(struct sock *sk)
 {
 	struct quic_sock *qs = quic_sk(sk);
 	struct sock *usk = qs->udp->sock->sk;
@@ -310,6 +325,20 @@ u32 quic_udp_path_payload(struct sock *sk)
 		dst_release(dst);
 		return mtu > 48 ? mtu - 48 : 0;
 	}
+}
+
+/*
+ * The largest UDP payload the route to the peer carries without
+ * fragmentation (its MTU less the IP and UDP headers), or 0 without one.
+ */
+u32 quic_udp_path_payload(struct sock *sk)
+{
+	u32 payload;
+
+	local_bh_disable();
+	payload = quic_udp_path_payload_bh(sk);
+	local_bh_enable();
+	return payload;
 }
 
 static int quic_udp_cfg(const union quic_addr *addr, bool v6only,
