@@ -124,6 +124,9 @@ struct quic_streams {
 	struct quic_flow_conn_rx rx;
 	u64			rx_window;
 	u64			rx_read;	/* bytes the user consumed */
+	/* Out-of-order data held by all streams: bytes, and their truesize. */
+	u64			ooo_len;
+	u64			ooo_mem;
 	bool			ready;		/* transport parameters known */
 };
 

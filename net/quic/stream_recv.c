@@ -12,6 +12,16 @@
  * the in-order part up to twice that, so that the piece filling a gap is
  * never refused for the sake of what waits behind it.  A frame refused for
  * memory drops its whole packet unacknowledged: the peer sends it again.
+ *
+ * What a byte costs must not depend on how the peer cuts the data, or a
+ * peer sending 1-byte pieces would make every byte cost an sk_buff (about
+ * 800 bytes): small in-order pieces are appended to the stream's last
+ * buffer, and out-of-order pieces, copied into buffers of their own size,
+ * are refused once their buffers would cost more than two and a half times
+ * the data they hold, plus QUIC_OOO_SLACK.  A full-size packet's piece
+ * costs under twice its size, so a genuine peer is not refused; a peer
+ * cutting its data small can make it cost no more than 2.5 times what it
+ * sent, and the windows bound what it may send.
  */
 
 #include <linux/skbuff.h>
@@ -20,10 +30,47 @@
 #include "socket.h"
 #include "stream.h"
 
-/* Frames this small are copied; bigger ones share the packet's buffer. */
+/* In-order frames this small are copied; bigger ones share the packet's buffer. */
 #define QUIC_RX_COPY_MAX	256
+/* Room of a copied in-order buffer, so that small pieces share one. */
+#define QUIC_RX_COPY_ROOM	1024
+/* Out-of-order pieces up to this size are copied into a buffer their size. */
+#define QUIC_RX_OOO_COPY_MAX	SKB_MAX_HEAD(0)
+/* Buffer overhead allowed beyond the out-of-order data held, per connection. */
+#define QUIC_OOO_SLACK		(64 * 1024)
 
 #define QUIC_STREAM_RX_OFF(skb)	(QUIC_RCV_CB(skb)->offset)
+
+static void quic_stream_ooo_insert(struct sock *sk, struct quic_stream *s,
+				   struct sk_buff *skb)
+{
+	struct quic_streams *st = &quic_sk(sk)->streams;
+	u64 offset = QUIC_STREAM_RX_OFF(skb);
+	struct rb_node **link = &s->ooo.rb_node, *parent = NULL;
+
+	/* Offsets held are distinct: its place is by offset. */
+	while (*link) {
+		parent = *link;
+		if (QUIC_STREAM_RX_OFF(rb_to_skb(parent)) < offset)
+			link = &parent->rb_right;
+		else
+			link = &parent->rb_left;
+	}
+	rb_link_node(&skb->rbnode, parent, link);
+	rb_insert_color(&skb->rbnode, &s->ooo);
+	st->ooo_len += skb->len;
+	st->ooo_mem += skb->truesize;
+}
+
+static void quic_stream_ooo_erase(struct sock *sk, struct quic_stream *s,
+				  struct sk_buff *skb)
+{
+	struct quic_streams *st = &quic_sk(sk)->streams;
+
+	rb_erase(&skb->rbnode, &s->ooo);
+	st->ooo_len -= skb->len;
+	st->ooo_mem -= skb->truesize;
+}
 
 void quic_stream_recv_free(struct sock *sk, struct quic_stream *s)
 {
@@ -31,7 +78,7 @@ void quic_stream_recv_free(struct sock *sk, struct quic_stream *s)
 
 	__skb_queue_purge(&s->ready);
 	while ((skb = skb_rb_first(&s->ooo))) {
-		rb_erase(&skb->rbnode, &s->ooo);
+		quic_stream_ooo_erase(sk, s, skb);
 		kfree_skb(skb);
 	}
 }
@@ -45,15 +92,20 @@ static bool quic_rmem_ok(const struct sock *sk, bool in_order)
 	return atomic_read(&sk->sk_rmem_alloc) < limit;
 }
 
-/* An skb holding @len bytes at @data, which points into @pkt. */
+/*
+ * An skb holding @len bytes at @data, which points into @pkt: a copy with
+ * room for at least @room bytes when @len is at most @copy_max, else a
+ * clone of the packet.
+ */
 static struct sk_buff *quic_stream_data_skb(struct sock *sk,
 					    struct sk_buff *pkt,
-					    const u8 *data, u32 len, u64 offset)
+					    const u8 *data, u32 len, u64 offset,
+					    u32 copy_max, u32 room)
 {
 	struct sk_buff *skb;
 
-	if (len <= QUIC_RX_COPY_MAX) {
-		skb = alloc_skb(len, GFP_ATOMIC);
+	if (len <= copy_max) {
+		skb = alloc_skb(max(len, room), GFP_ATOMIC);
 		if (!skb)
 			return NULL;
 		skb_put_data(skb, data, len);
@@ -83,15 +135,24 @@ static int quic_stream_deliver(struct sock *sk, struct quic_stream *s,
 		QUIC_DROP(sk, RCVBUF);
 		return -ENOBUFS;
 	}
-	skb = quic_stream_data_skb(sk, pkt, data, len, s->delivered);
-	if (!skb)
-		return -ENOMEM;
-	__skb_queue_tail(&s->ready, skb);
+	/* A small piece joins the last one when that was copied with room. */
+	skb = skb_peek_tail(&s->ready);
+	if (len <= QUIC_RX_COPY_MAX && skb && !skb_cloned(skb) &&
+	    !skb_is_nonlinear(skb) && skb_tailroom(skb) >= len &&
+	    QUIC_STREAM_RX_OFF(skb) + skb->len == s->delivered) {
+		skb_put_data(skb, data, len);
+	} else {
+		skb = quic_stream_data_skb(sk, pkt, data, len, s->delivered,
+					   QUIC_RX_COPY_MAX, QUIC_RX_COPY_ROOM);
+		if (!skb)
+			return -ENOMEM;
+		__skb_queue_tail(&s->ready, skb);
+	}
 	s->delivered += len;
 
 	while ((skb = skb_rb_first(&s->ooo)) &&
 	       QUIC_STREAM_RX_OFF(skb) <= s->delivered) {
-		rb_erase(&skb->rbnode, &s->ooo);
+		quic_stream_ooo_erase(sk, s, skb);
 		off = QUIC_STREAM_RX_OFF(skb);
 		end = off + skb->len;
 		if (end <= s->delivered) {
@@ -125,6 +186,22 @@ static struct sk_buff *quic_stream_ooo_floor(struct rb_root *root, u64 offset)
 }
 
 /*
+ * Would holding @skb out of order, instead of the pieces it covers
+ * (@covered_len bytes in @covered_mem of buffers), keep the connection's
+ * out-of-order buffers within 2.5 times the data they hold, plus the slack?
+ */
+static bool quic_stream_ooo_affordable(struct sock *sk,
+				       const struct sk_buff *skb,
+				       u64 covered_len, u64 covered_mem)
+{
+	const struct quic_streams *st = &quic_sk(sk)->streams;
+	u64 mem = st->ooo_mem - covered_mem + skb->truesize;
+	u64 len = st->ooo_len - covered_len + skb->len;
+
+	return 2 * mem <= 5 * len + 2 * QUIC_OOO_SLACK;
+}
+
+/*
  * Keep data beyond a gap in an rbtree by offset (as TCP keeps its
  * out-of-order queue), without overlaps: what is already held is not
  * stored twice, what the new piece covers is replaced.  Finding the place
@@ -135,9 +212,8 @@ static int quic_stream_ooo_add(struct sock *sk, struct quic_stream *s,
 			       struct sk_buff *pkt, u64 offset,
 			       const u8 *data, u64 len)
 {
-	struct sk_buff *prev, *next, *skb;
-	struct rb_node **link, *parent;
-	u64 end = offset + len, pend;
+	u64 end = offset + len, pend, covered_len = 0, covered_mem = 0;
+	struct sk_buff *prev, *first, *next, *skb;
 
 	if (!quic_rmem_ok(sk, false)) {
 		QUIC_DROP(sk, RCVBUF);
@@ -153,34 +229,35 @@ static int quic_stream_ooo_add(struct sock *sk, struct quic_stream *s,
 			offset = pend;
 		}
 	}
-	next = prev ? skb_rb_next(prev) : skb_rb_first(&s->ooo);
-	while (next && QUIC_STREAM_RX_OFF(next) < end) {
+	/* The pieces it covers whole; it ends where one goes beyond it. */
+	first = prev ? skb_rb_next(prev) : skb_rb_first(&s->ooo);
+	for (next = first; next && QUIC_STREAM_RX_OFF(next) < end;
+	     next = skb_rb_next(next)) {
 		if (QUIC_STREAM_RX_OFF(next) + next->len > end) {
 			end = QUIC_STREAM_RX_OFF(next);
 			break;
 		}
-		skb = next;
-		next = skb_rb_next(skb);
-		rb_erase(&skb->rbnode, &s->ooo);
-		kfree_skb(skb);
+		covered_len += next->len;
+		covered_mem += next->truesize;
 	}
 	if (end <= offset)
 		return 0;
-	skb = quic_stream_data_skb(sk, pkt, data, end - offset, offset);
+	skb = quic_stream_data_skb(sk, pkt, data, end - offset, offset,
+				   QUIC_RX_OOO_COPY_MAX, 0);
 	if (!skb)
 		return -ENOMEM;
-	/* Offsets held are distinct: its place is by offset. */
-	link = &s->ooo.rb_node;
-	parent = NULL;
-	while (*link) {
-		parent = *link;
-		if (QUIC_STREAM_RX_OFF(rb_to_skb(parent)) < offset)
-			link = &parent->rb_right;
-		else
-			link = &parent->rb_left;
+	if (!quic_stream_ooo_affordable(sk, skb, covered_len, covered_mem)) {
+		kfree_skb(skb);
+		QUIC_DROP(sk, OOO_OVERHEAD);
+		return -ENOBUFS;
 	}
-	rb_link_node(&skb->rbnode, parent, link);
-	rb_insert_color(&skb->rbnode, &s->ooo);
+	while (first && QUIC_STREAM_RX_OFF(first) < end) {
+		next = skb_rb_next(first);
+		quic_stream_ooo_erase(sk, s, first);
+		kfree_skb(first);
+		first = next;
+	}
+	quic_stream_ooo_insert(sk, s, skb);
 	return 0;
 }
 
