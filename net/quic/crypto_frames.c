@@ -131,8 +131,10 @@ static int quic_crypto_deliver(struct sock *sk, u8 level, u64 offset,
 			return 0;
 	}
 	if (!charged &&
-	    atomic_read(&sk->sk_rmem_alloc) >= READ_ONCE(sk->sk_rcvbuf))
+	    atomic_read(&sk->sk_rmem_alloc) >= READ_ONCE(sk->sk_rcvbuf)) {
+		QUIC_DROP(sk, RCVBUF);
 		return -ENOBUFS;
+	}
 	skb = alloc_skb(max_t(u32, len, QUIC_CRYPTO_SKB_MIN), GFP_ATOMIC);
 	if (!skb)
 		return -ENOMEM;
@@ -155,8 +157,10 @@ static int quic_crypto_ring_grow(struct sock *sk, struct quic_reasm *ra,
 	u8 *ring;
 
 	if (atomic_read(&sk->sk_rmem_alloc) + size - old >
-	    READ_ONCE(sk->sk_rcvbuf))
+	    READ_ONCE(sk->sk_rcvbuf)) {
+		QUIC_DROP(sk, RCVBUF);
 		return -ENOBUFS;
+	}
 	ring = kmalloc(size, GFP_ATOMIC | __GFP_NOWARN);
 	if (!ring)
 		return -ENOMEM;
@@ -233,8 +237,10 @@ int quic_crypto_frames_rcv(struct sock *sk, u8 level, u64 offset,
 		*terr = QUIC_TRANSPORT_ERROR_CRYPTO_BUF_EXCEEDED;
 		return -EPROTO;
 	}
-	if (err)
-		return -ENOBUFS;	/* too many gaps */
+	if (err) {
+		QUIC_DROP(sk, CRYPTO_GAPS);
+		return -ENOBUFS;
+	}
 	if (end <= ra->base)
 		return 0;		/* a retransmission of what we have */
 	quic_crypto_drain(sk, level, ra);

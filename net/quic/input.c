@@ -370,8 +370,13 @@ static int quic_rcv_packet(struct sock *sk, struct sk_buff *skb,
 		eliciting |= quic_frame_ack_eliciting(f.type);
 		err = quic_rcv_frame(sk, skb, level, cpkt.key, &f, &terr);
 		if (err == -ENOBUFS || err == -ENOMEM) {
-			/* No memory for its data: unacknowledged, it comes again. */
-			QUIC_DROP(sk, RCVBUF);
+			/*
+			 * No memory for its data: unacknowledged, it comes
+			 * again.  -ENOBUFS (a limit) was counted by its reason
+			 * where it was refused.
+			 */
+			if (err == -ENOMEM)
+				QUIC_DROP(sk, RCVBUF);
 			return hdr.pkt_len;
 		}
 		if (err) {

@@ -30,6 +30,7 @@ const char *const quic_drop_names[QUIC_DROP_MAX] = {
 	[QUIC_DROP_RCVBUF]	= "receive_buffer_full",
 	[QUIC_DROP_PENDING]	= "pending_full",
 	[QUIC_DROP_OOO_OVERHEAD] = "out_of_order_overhead",
+	[QUIC_DROP_CRYPTO_GAPS]	= "crypto_gaps_full",
 };
 
 /*
