@@ -235,7 +235,9 @@ void quic_conn_inherit(struct sock *lsk, struct sock *sk)
 
 /*
  * Server: @sk, set up by quic_conn_inherit(), becomes the connection whose
- * first datagram is @skb, and processes it.  Consumes @skb.
+ * first datagram is @skb, and processes it.  Consumes @skb.  An error
+ * means there is no connection to hand to accept(): -EBADMSG if no packet
+ * of the datagram was authentic, -ECONNABORTED if it closed the connection.
  */
 int quic_conn_accept(struct sock *sk, struct sk_buff *skb)
 {
@@ -273,7 +275,23 @@ int quic_conn_accept(struct sock *sk, struct sk_buff *skb)
 	err = quic_cid_add_scid(sk, &qs->cids, &odcid);
 	if (err && err != -EEXIST)
 		goto drop;
-	return quic_input(sk, skb);
+	err = quic_input(sk, skb);
+	if (err)
+		return err;
+	/*
+	 * Only a connection whose first datagram held an authentic Initial
+	 * that broke no rule is handed to accept(): one that decrypted
+	 * nothing (forged, or corrupted on the way) goes without a word,
+	 * and one that broke a rule closes as it began to; neither costs
+	 * the application a handshake.
+	 */
+	if (sk->sk_state != QUIC_SS_CONNECTING)
+		return -ECONNABORTED;
+	if (qs->space[QUIC_PN_SPACE_INITIAL].largest_rx == QUIC_PN_NONE) {
+		quic_set_state(sk, QUIC_SS_CLOSED);
+		return -EBADMSG;
+	}
+	return 0;
 
 drop:
 	kfree_skb(skb);

@@ -152,11 +152,13 @@ static int bench_accept(struct bench *b, int max)
 /*
  * A client Initial from @fd: packet number @pn, Destination Connection
  * ID @dcid (8 bytes), or a fresh one if @dcid is NULL; CRYPTO data posing
- * as a ClientHello, the datagram padded to 1200 bytes.  0, or -1.
+ * as a ClientHello, then @extra (@extra_len bytes of frames), the datagram
+ * padded to 1200 bytes; with @forge, its AEAD tag is broken.  0, or -1.
  */
-static int send_initial(int fd, const uint8_t *dcid, uint32_t pn)
+static int send_initial_with(int fd, const uint8_t *dcid, uint32_t pn,
+			     const uint8_t *extra, size_t extra_len, int forge)
 {
-	uint8_t id[8], scid[8], hello[300], frame[320], pkt[1500];
+	uint8_t id[8], scid[8], hello[300], frame[400], pkt[1500];
 	struct cr_keys k;
 	size_t n;
 	int len;
@@ -174,13 +176,26 @@ static int send_initial(int fd, const uint8_t *dcid, uint32_t pn)
 	hello[2] = (sizeof(hello) - 4) >> 8;
 	hello[3] = (sizeof(hello) - 4) & 0xff;
 	n = cr_put_crypto(frame, 0, hello, sizeof(hello));
+	if (extra_len > sizeof(frame) - n)
+		return -1;
+	memcpy(frame + n, extra, extra_len);
+	n += extra_len;
 	if (cr_initial_keys(&k, dcid, 8, 0))
 		return -1;
 	len = cr_initial_build(&k, dcid, 8, scid, sizeof(scid), pn, frame, n,
 			       1200, pkt, sizeof(pkt));
-	if (len < 0 || send(fd, pkt, len, 0) != len)
+	if (len < 0)
+		return -1;
+	if (forge)
+		pkt[len - 1] ^= 0x80;
+	if (send(fd, pkt, len, 0) != len)
 		return -1;
 	return 0;
+}
+
+static int send_initial(int fd, const uint8_t *dcid, uint32_t pn)
+{
+	return send_initial_with(fd, dcid, pn, NULL, 0, 0);
 }
 
 /* @n new connections' Initials; 0, or -1. */
@@ -357,6 +372,41 @@ static void test_retransmitted_initial(int family)
 	bench_close(&b);
 }
 
+/*
+ * accept() hands out only connections whose first Initial was authentic
+ * and broke no rule: a forged one (its tag broken) is dropped silently
+ * and its slot comes back at once; one carrying a frame a client may not
+ * send closes with CONNECTION_CLOSE and keeps its slot for its closing
+ * period.  Neither is returned by accept(); a good one after them is.
+ */
+static void test_bad_first_initial(int family)
+{
+	static const uint8_t handshake_done = CR_FRAME_HANDSHAKE_DONE;
+	long decrypt = stat_read("drop_decrypt_failed");
+	struct bench b;
+	char buf[2048];
+
+	bench_open(&b, family, 8, 0);
+	CHECK_OK(send_initial_with(b.cfd, NULL, 0, NULL, 0, 1));
+	EXPECT_STAT(PENDING, 1);
+	CHECK_ERR(accept(b.lfd, NULL, NULL), EAGAIN);
+	EXPECT_STAT(PENDING, 0);
+	CHECK(stat_read("drop_decrypt_failed") > decrypt);
+	CHECK_ERR(recv(b.cfd, buf, sizeof(buf), MSG_DONTWAIT), EAGAIN);
+
+	CHECK_OK(send_initial_with(b.cfd, NULL, 0, &handshake_done, 1, 0));
+	EXPECT_STAT(PENDING, 1);
+	CHECK_ERR(accept(b.lfd, NULL, NULL), EAGAIN);
+	CHECK(wait_poll(b.cfd, POLLIN, WAIT_MS) & POLLIN);	/* its close */
+	CHECK(stat_wait(PENDING, 0, SETTLE_MS) == 0);
+	drain(b.cfd);
+
+	CHECK_OK(send_initials(b.cfd, 1));
+	EXPECT_STAT(PENDING, 1);
+	CHECK(bench_accept(&b, 1) == 1);
+	bench_close(&b);
+}
+
 /* Queued Initials are charged to the listener's receive buffer. */
 static void test_rcvbuf_caps(int family)
 {
@@ -493,6 +543,8 @@ static const struct conn_test tests[] = {
 	{ "queued Initials are bounded by the listener's SO_RCVBUF", test_rcvbuf_caps, 0 },
 	{ "an established connection gives its slot back", test_established_frees_slot, 0 },
 	{ "memory of a pending connection", test_memory, 0 },
+	{ "a forged or rule-breaking first Initial is never accepted",
+	  test_bad_first_initial, FAM_BOTH },
 	{ "no pending connection left", test_none_left, 0 },
 };
 
