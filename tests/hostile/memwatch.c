@@ -22,7 +22,8 @@
  * fragments of sk_buffs, kernel stacks and page tables).  The first
  * sample is the baseline ("_base"), the maxima are the peaks ("_peak",
  * "_max"); the last sample is "_end".  Prints "# memwatch: ready" once the
- * baseline is taken.
+ * baseline is taken.  Where the slab grew: /proc/slabinfo at the baseline
+ * and at the slab's peak, the caches that grew most, as a "#" line.
  */
 
 #include "procfs.h"
@@ -36,6 +37,8 @@
 
 #define MAX_CONNS	16384
 #define MAX_PORTS	65536
+#define MAX_CACHES	512
+#define TOP_CACHES	6
 
 static volatile sig_atomic_t stop;
 static const char *legit;
@@ -45,6 +48,64 @@ struct sample {
 	long long conns, charge_max, charge_sum, pending, listener_rmem;
 	long long slab, sunreclaim, kmem;
 };
+
+/* The slab caches: name and bytes (slabs x pages per slab x page size). */
+struct caches {
+	int n;
+	char name[MAX_CACHES][64];
+	long long bytes[MAX_CACHES];
+};
+
+static void caches_read(struct caches *c)
+{
+	FILE *f = fopen("/proc/slabinfo", "r");
+	char line[512], name[64];
+	long long pages, slabs;
+	long page = sysconf(_SC_PAGESIZE);
+
+	c->n = 0;
+	if (!f)
+		return;
+	while (c->n < MAX_CACHES && fgets(line, sizeof(line), f)) {
+		/* name active num objsize perslab pagesperslab : tunables
+		 * ... : slabdata active_slabs num_slabs shared */
+		if (sscanf(line, "%63s %*d %*d %*d %*d %lld : tunables %*d %*d %*d : slabdata %*d %lld",
+			   name, &pages, &slabs) != 3)
+			continue;
+		snprintf(c->name[c->n], sizeof(c->name[0]), "%s", name);
+		c->bytes[c->n++] = slabs * pages * page;
+	}
+	fclose(f);
+}
+
+/* The caches that grew most from @a to @b, as one comment line. */
+static void caches_top(const struct caches *a, const struct caches *b)
+{
+	long long grew[MAX_CACHES];
+	int i, j, k;
+
+	for (i = 0; i < b->n; i++) {
+		grew[i] = b->bytes[i];
+		for (j = 0; j < a->n; j++)
+			if (!strcmp(a->name[j], b->name[i])) {
+				grew[i] -= a->bytes[j];
+				break;
+			}
+	}
+	printf("# memwatch: slab growth at the peak:");
+	for (k = 0; k < TOP_CACHES; k++) {
+		int best = -1;
+
+		for (i = 0; i < b->n; i++)
+			if (grew[i] > 0 && (best < 0 || grew[i] > grew[best]))
+				best = i;
+		if (best < 0)
+			break;
+		printf(" %s +%lld KiB", b->name[best], grew[best] / 1024);
+		grew[best] = 0;
+	}
+	printf("\n");
+}
 
 static void on_signal(int sig)
 {
@@ -113,6 +174,8 @@ int main(int argc, char **argv)
 	};
 	struct sample base, peak, s;
 	struct hp_conn *conns = calloc(MAX_CONNS, sizeof(*conns));
+	struct caches *cbase = calloc(1, sizeof(*cbase));
+	struct caches *cpeak = calloc(1, sizeof(*cpeak));
 	int interval = 200, max_s = 900, o, samples = 1;
 	long long end;
 
@@ -126,11 +189,13 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!conns)
+	if (!conns || !cbase || !cpeak)
 		return 2;
 	signal(SIGTERM, on_signal);
 	signal(SIGINT, on_signal);
 	take(&base, conns);
+	caches_read(cbase);
+	*cpeak = *cbase;
 	peak = base;
 	printf("# memwatch: ready\n");
 	fflush(stdout);
@@ -142,6 +207,8 @@ int main(int argc, char **argv)
 		PEAK(conns);
 		PEAK(charge_max);
 		PEAK(charge_sum);
+		if (s.slab > peak.slab)
+			caches_read(cpeak);
 		PEAK(pending);
 		PEAK(listener_rmem);
 		PEAK(slab);
@@ -153,6 +220,9 @@ int main(int argc, char **argv)
 	       samples, peak.conns, peak.charge_max, peak.charge_sum,
 	       peak.pending, peak.listener_rmem, base.slab, peak.slab, s.slab,
 	       base.sunreclaim, peak.sunreclaim, base.kmem, peak.kmem, s.kmem);
+	caches_top(cbase, cpeak);
 	free(conns);
+	free(cbase);
+	free(cpeak);
 	return 0;
 }
