@@ -30,6 +30,7 @@ userspace:
 	$(MAKE) -C libquic
 	$(MAKE) -C tools/quic-hq
 	$(MAKE) -C tests/selftests
+	$(MAKE) -C tests/hostile
 	$(MAKE) -C tests/interop/peers/quicgo
 
 unit:
@@ -53,6 +54,7 @@ demo: deps
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/net/quic clean 2>/dev/null || true
 	$(MAKE) -C tests/selftests clean
+	$(MAKE) -C tests/hostile clean
 	@if [ -f tests/unit/Makefile ]; then $(MAKE) -C tests/unit clean; fi
 	$(MAKE) -C libquic clean
 	$(MAKE) -C tools/quic-hq clean
