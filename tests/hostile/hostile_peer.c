@@ -1394,6 +1394,51 @@ static int attack_amplification(void)
 
 /* ---- main ---- */
 
+/*
+ * peer.c's range sets against a plain bitmap, with seeded random inserts
+ * (single values and runs, in any order): membership, the run from 0,
+ * ranges sorted and disjoint; past AP_RANGES_MAX ranges only the lowest
+ * may be forgotten.  Returns the mismatches.
+ */
+static int ranges_selftest(void)
+{
+	static struct ap_ranges s;
+	uint8_t ref[4096];
+	int round, i, bad = 0;
+
+	srand(12);
+	for (round = 0; round < 200 && !bad; round++) {
+		int max = round < 100 ? 4096 : 600;	/* dense, then sparse */
+
+		ap_ranges_init(&s);
+		memset(ref, 0, sizeof(ref));
+		for (i = 0; i < 300; i++) {
+			uint64_t lo = rand() % max, len = rand() % 4 ? 1 : rand() % 40;
+			uint64_t hi = lo + len < 4096 ? lo + len : 4095, v;
+
+			ap_ranges_add(&s, lo, hi);
+			for (v = lo; v <= hi; v++)
+				ref[v] = 1;
+		}
+		for (i = 1; i < s.n; i++)
+			if (s.r[i].hi + 1 >= s.r[i - 1].lo)
+				bad++;		/* not sorted, or not merged */
+		for (i = 0; i < 4096; i++) {
+			int has = ap_ranges_has(&s, i);
+
+			/* a forgotten value is only below every kept range */
+			if (has != ref[i] && (has || s.n < AP_RANGES_MAX ||
+					      (uint64_t)i >= s.r[s.n - 1].lo))
+				bad++;
+		}
+		for (i = 0; i < 4096 && ref[i]; i++)
+			;
+		if (s.n < AP_RANGES_MAX && ap_ranges_run_end(&s, 0) != (uint64_t)i)
+			bad++;
+	}
+	return bad;
+}
+
 static int selftest(void)
 {
 	int bad = cr_selftest();
@@ -1401,6 +1446,9 @@ static int selftest(void)
 	check(!bad, "craft.h against RFC 9001 Appendix A (%d mismatches)", bad);
 	bad = cr_initial_selftest();
 	check(!bad, "craft.h Initial, Handshake and transport parameters (%d mismatches)",
+	      bad);
+	bad = ranges_selftest();
+	check(!bad, "peer.c range sets against a bitmap, random inserts (%d mismatches)",
 	      bad);
 	return 0;
 }
@@ -1451,21 +1499,50 @@ int main(int argc, char **argv)
 		usage();
 	while ((ch = getopt_long(argc - 1, argv + 1, "", lo, NULL)) != -1) {
 		switch (ch) {
-		case 's': o.ap.server = optarg; break;
-		case 'p': o.path = optarg; break;
-		case 'S': o.size = atoll(optarg); break;
-		case 'H': o.sha256 = optarg; break;
-		case 'd': o.duration = atof(optarg); break;
-		case 'm': o.max_ms = atoi(optarg); break;
-		case 'c': o.max_charge = atoll(optarg); break;
-		case 'n': o.count = atol(optarg); break;
-		case 'P': o.phase = optarg; break;
-		case 'i': o.initials = atoi(optarg); break;
-		case 'a': o.ap.alpn = optarg; break;
-		case 'C': o.ap.chacha = 1; break;
-		case 't': o.ap.timeout_ms = atoi(optarg); break;
-		case 'v': o.ap.verbose = 1; break;
-		default: usage();
+		case 's':
+			o.ap.server = optarg;
+			break;
+		case 'p':
+			o.path = optarg;
+			break;
+		case 'S':
+			o.size = atoll(optarg);
+			break;
+		case 'H':
+			o.sha256 = optarg;
+			break;
+		case 'd':
+			o.duration = atof(optarg);
+			break;
+		case 'm':
+			o.max_ms = atoi(optarg);
+			break;
+		case 'c':
+			o.max_charge = atoll(optarg);
+			break;
+		case 'n':
+			o.count = atol(optarg);
+			break;
+		case 'P':
+			o.phase = optarg;
+			break;
+		case 'i':
+			o.initials = atoi(optarg);
+			break;
+		case 'a':
+			o.ap.alpn = optarg;
+			break;
+		case 'C':
+			o.ap.chacha = 1;
+			break;
+		case 't':
+			o.ap.timeout_ms = atoi(optarg);
+			break;
+		case 'v':
+			o.ap.verbose = 1;
+			break;
+		default:
+			usage();
 		}
 	}
 	if (optind != argc - 1)

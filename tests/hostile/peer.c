@@ -864,9 +864,9 @@ static void on_packet(struct ap_conn *c, int space, uint64_t pn,
 
 static void hold(struct ap_conn *c, const uint8_t *pkt, size_t len)
 {
-	uint8_t *copy;
+	uint8_t *copy = c->n_hold < AP_HOLD_MAX ? malloc(len) : NULL;
 
-	if (c->n_hold == AP_HOLD_MAX || !(copy = malloc(len))) {
+	if (!copy) {
 		c->rx_dropped++;
 		return;
 	}
@@ -1444,7 +1444,7 @@ long long ap_charge_sample(struct ap_conn *c)
 
 const char *ap_error_name(uint64_t error)
 {
-	static const char *names[] = {
+	static const char *const names[] = {
 		"NO_ERROR", "INTERNAL_ERROR", "CONNECTION_REFUSED",
 		"FLOW_CONTROL_ERROR", "STREAM_LIMIT_ERROR", "STREAM_STATE_ERROR",
 		"FINAL_SIZE_ERROR", "FRAME_ENCODING_ERROR",
