@@ -1039,8 +1039,8 @@ static void tls_pump(struct ap_conn *c)
 		fprintf(stderr, "peer: the TLS handshake failed: %s\n",
 			strerror(-err));
 	}
-	if (c->tls_done || c->tls_err) {
-		quic_handshake_deinit(c->tls);
+	if ((c->tls_done || c->tls_err) && (c->step || err)) {
+		quic_handshake_deinit(c->tls);	/* once: it is over */
 		c->step = NULL;
 	}
 }
@@ -1391,10 +1391,10 @@ void ap_free(struct ap_conn *c)
 {
 	int i;
 
-	if (c->step)
-		quic_handshake_deinit(c->tls);
-	if (c->tls)
+	if (c->tls) {
+		quic_handshake_deinit(c->tls);	/* nothing if already done */
 		gnutls_deinit(c->tls);
+	}
 	if (c->cred)
 		gnutls_certificate_free_credentials(c->cred);
 	c->tls = NULL;
