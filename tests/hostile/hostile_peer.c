@@ -17,8 +17,8 @@
  *                         packet of ours, none sent twice
  *   bogus-ack             an ACK of a packet never sent (PROTOCOL_VIOLATION);
  *                         then ACK frames with as many ranges as fit a
- *                         packet, --count of them, while a second
- *                         connection measures PING latency
+ *                         packet, for --duration s (or --count of them),
+ *                         while a second connection measures PING latency
  *   stream-exhaust        --phase streams|ooo|resets|blocked|limits|all
  *                         (default all): every stream the server allows,
  *                         half open, then one more (STREAM_LIMIT_ERROR);
@@ -45,14 +45,16 @@
  *   --server ADDR:PORT   the quic-hq server ("127.0.0.1:4433", "[::1]:4433")
  *   --path P             a file the server has [/]: handshake downloads it,
  *                        bogus-ack downloads it to make the server send
- *                        packets before it ACKs them all at once
+ *                        packets before it ACKs them all at once (2 MB
+ *                        make the 1,100 packets a full ACK frame needs;
+ *                        short of that, PATH_CHALLENGEs make up the rest)
  *   --size N             handshake: the file's size, checked
  *   --sha256 HEX         handshake: the file's SHA-256, checked
- *   --duration S         ping [10], amplification [10]
+ *   --duration S         ping [10], amplification [10], bogus-ack's flood [5]
  *   --max-ms MS          PING latency bound [1000]
  *   --max-charge BYTES   bound of the server socket's charge [262144]
  *   --count N            packets (path-challenge-flood [200], crypto-flood
- *                        [200], bogus-ack [2000], cid-flood [1000] frames,
+ *                        [200], bogus-ack [no limit], cid-flood [1000] frames,
  *                        stream-exhaust ooo [20000] pieces, resets [20]
  *                        rounds, blocked [100] packets, event-exhaust [50]
  *                        key updates)
@@ -84,6 +86,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -732,11 +735,11 @@ static int attack_bogus_ack(void)
 	static struct pinger p;
 	struct ap_conn c, *both[2];
 	uint8_t buf[1500];
-	long n = count_or(2000), i;
+	long n = count_or(LONG_MAX), i;
 	uint64_t largest, target;
 	size_t len;
 	int nr, max_nr;
-	long long t0;
+	long long t0, end;
 
 	/* 1. An ACK of a packet number the server has not reached. */
 	if (connect_or_fail(&c, "bogus-ack"))
@@ -783,7 +786,8 @@ static int attack_bogus_ack(void)
 	both[1] = &p.c;
 	p.next = ap_now_ms();
 	t0 = ap_now_ms();
-	for (i = 0; i < n && !c.close.closed; i++) {
+	end = t0 + (long long)((o.duration > 0 ? o.duration : 5) * 1000);
+	for (i = 0; i < n && !c.close.closed && ap_now_ms() < end; i++) {
 		ap_send(&c, buf, len, 0);
 		pinger_tick(&p);
 		if (i % 16 == 15) {
@@ -910,7 +914,7 @@ static int se_ooo(void)
 	ap_charge_sample(&c);
 	kv("pieces", i);
 	if (c.charge_peak >= 0)
-		printf("# charge_per_piece=%.1f\n", (double)c.charge_peak / i);
+		printf("# charge_per_piece_sent=%.1f\n", (double)c.charge_peak / i);
 	check(!c.close.closed ||
 	      (!c.close.app && c.close.error == 0x03),
 	      "1-byte pieces within the window: the connection stays, or FLOW_CONTROL_ERROR");
