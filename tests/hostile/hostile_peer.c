@@ -78,10 +78,11 @@
  * failed, 2 on a usage error.
  *
  * The charge of the attacked server socket is read from /proc/net/quic
- * (procfs.h: rmem_alloc + wmem_queued of the line whose remote port is the
- * attacker's UDP port), sampled during the attack; its peak is printed as
- * "# charge_bytes=N" and checked against --max-charge.  Each attack says
- * what bounds that memory in the kernel.
+ * (procfs.h's hp_charge(): rmem_alloc + wmem_queued + omem_alloc of the
+ * line whose remote port is the attacker's UDP port), sampled during the
+ * attack; its peak is printed as "# charge_bytes=N" and checked against
+ * --max-charge.  Each attack says what bounds that memory in the kernel
+ * ("# ATTACK: bounded by ...").
  */
 
 #include <errno.h>
