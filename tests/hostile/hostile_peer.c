@@ -851,8 +851,8 @@ static int se_streams(void)
 {
 	struct ap_conn c;
 	struct hp_conn line;
-	uint8_t f[64];
-	int limit;
+	uint8_t f[64], big[1200], data[1100];
+	int limit, i;
 	size_t n;
 
 	if (connect_or_fail(&c, "stream-exhaust streams"))
@@ -868,8 +868,30 @@ static int se_streams(void)
 		kv("server_streams", line.streams);
 	kv("streams_opened", limit);
 	check_charge(&c, "stream-exhaust streams",
-		     "MAX_STREAMS (100): stream structs are not charged, their data is");
+		     "MAX_STREAMS: each stream charged to optmem (omem_alloc), its data to the receive buffer");
 	check(alive(&c), "%d half-open streams: the connection works", limit);
+
+	/*
+	 * Then on each of them data the server must hold: 1100 bytes past
+	 * a gap (the request's first 14 bytes came, then nothing until 64).
+	 */
+	c.charge_peak = -1;
+	memset(data, 'x', sizeof(data));
+	for (i = 0; i < limit && !c.close.closed; i++) {
+		n = cr_put_stream(big, 4 * i, 64, data, sizeof(data), 0);
+		ap_send(&c, big, n, 0);
+		if (i % 16 == 15) {
+			ap_run(&c, 0);
+			ap_charge_sample(&c);
+		}
+	}
+	ap_run(&c, 300);
+	ap_charge_sample(&c);
+	kv("held_bytes_sent", (long long)sizeof(data) * limit);
+	check_charge(&c, "stream-exhaust streams with data held",
+		     "MAX_STREAMS streams in optmem, plus out-of-order data up to the receive buffer");
+	check(alive(&c), "%d half-open streams holding data: the connection works",
+	      limit);
 	limit = stream_limit(&c);	/* a MAX_STREAMS may have raised it */
 	n = cr_put_stream(f, 4ULL * limit, 0, "GET /", 5, 1);
 	ap_send(&c, f, n, 1);

@@ -11,8 +11,9 @@
 #
 #   flock /tmp/vm.lock tests/vm/run -- tests/hostile/peer_smoke.sh [ATTACK...]
 #
-# Environment: SMOKE_RMEM sets net.quic.rmem_default (and wmem) for the
-# run; SMOKE_ARGS are passed to every attack (e.g. "--max-charge 1048576").
+# Environment: SMOKE_RMEM and SMOKE_WMEM set net.quic.rmem_default and
+# wmem_default for the run (tests/hostile/run uses 131072 and 65536);
+# SMOKE_ARGS are passed to every attack (e.g. "--max-charge 1048576").
 # The output of each attack is indented under its own TAP line.
 set -u
 . "$(dirname "$0")/../interop/lib.sh"
@@ -28,10 +29,8 @@ read -r -a EXTRA <<< "${SMOKE_ARGS:-}"
 [ -x "$HP" ] || { echo "peer_smoke: build $HP first (make -f Makefile.peer)" >&2; exit 2; }
 [ -x "$QUIC_HQ" ] || { echo "peer_smoke: build $QUIC_HQ first" >&2; exit 2; }
 
-if [ -n "${SMOKE_RMEM:-}" ]; then
-	io_sysctl net.quic.rmem_default "$SMOKE_RMEM"
-	io_sysctl net.quic.wmem_default "$SMOKE_RMEM"
-fi
+[ -n "${SMOKE_RMEM:-}" ] && io_sysctl net.quic.rmem_default "$SMOKE_RMEM"
+[ -n "${SMOKE_WMEM:-}" ] && io_sysctl net.quic.wmem_default "$SMOKE_WMEM"
 io_certs "$IO_WORK/certs" || exit 1
 io_files "$IO_WORK/www" f2m 2M 1 > /dev/null || exit 1
 sum=$(cut -d' ' -f1 "$IO_WORK/www/f2m.sha256")
