@@ -21,7 +21,8 @@
  *                         while a second connection measures PING latency
  *   stream-exhaust        --phase streams|ooo|resets|blocked|limits|all
  *                         (default all): every stream the server allows,
- *                         half open, then one more (STREAM_LIMIT_ERROR);
+ *                         half open, then each holding data past a gap,
+ *                         then one stream more (STREAM_LIMIT_ERROR);
  *                         1-byte STREAM pieces at scattered offsets of the
  *                         window; RESET_STREAM and STOP_SENDING floods;
  *                         MAX_STREAM_DATA, *_BLOCKED and MAX_DATA floods;
