@@ -647,15 +647,18 @@ struct ap_stream *ap_stream_track(struct ap_conn *c, int64_t id, int keep)
 
 int64_t ap_request(struct ap_conn *c, const char *path, int keep)
 {
-	uint8_t buf[1200];
+	struct ap_stream *s;
 	char req[1024];
 	int64_t id = c->next_bidi;
 	int n = snprintf(req, sizeof(req), "GET %s\r\n", path);
 
 	if (n < 0 || n >= (int)sizeof(req) || !ap_stream_track(c, id, keep))
 		return -1;
-	n = cr_put_stream(buf, id, 0, req, n, 1);
-	if (ap_send(c, buf, n, 1) == CR_PN_NONE)
+	s = ap_stream_find(c, id);
+	s->req_len = cr_put_stream(s->req, id, 0, req, n, 1);
+	s->req_pn = ap_send(c, s->req, s->req_len, 1);
+	s->req_at = ap_now_ms();
+	if (s->req_pn == CR_PN_NONE)
 		return -1;
 	c->next_bidi += 4;
 	return id;
@@ -730,6 +733,10 @@ static void on_ack(struct ap_conn *c, int space, const struct cr_frame *f,
 		 */
 		if (gen == c->tx_gen && f->ranges[0].hi >= c->ku_first_pn)
 			c->ku_confirmed = 1;
+		for (i = 0; i < AP_STREAMS_MAX; i++)
+			if (c->st[i].id >= 0 && c->st[i].req_len &&
+			    cr_ack_covers(f, c->st[i].req_pn))
+				c->st[i].req_acked = 1;
 		return;
 	}
 	for (i = 0, j = 0; i < sp->n_sent; i++) {
@@ -1092,7 +1099,7 @@ static void rx_dgram(struct ap_conn *c, uint8_t *d, size_t len)
 /* After a batch of datagrams: the ACKs due, CRYPTO to send, a retransmission. */
 static void after_rx(struct ap_conn *c)
 {
-	int space;
+	int space, i;
 
 	if (c->close.closed)
 		return;
@@ -1126,6 +1133,17 @@ static void after_rx(struct ap_conn *c)
 	flush_long(c);
 	if (c->auto_ack && c->sp[AP_APP].ack_needed)
 		ap_send_ack(c, AP_APP);
+	for (i = 0; i < AP_STREAMS_MAX; i++) {
+		struct ap_stream *s = &c->st[i];
+
+		/* a request lost, or its ACK: again, as a PTO would */
+		if (s->id < 0 || !s->req_len || s->req_acked || s->bytes ||
+		    s->reset || ap_now_ms() - s->req_at < 1000)
+			continue;
+		trace(c, "request on stream %lld again", (long long)s->id);
+		s->req_pn = ap_send(c, s->req, s->req_len, 1);
+		s->req_at = ap_now_ms();
+	}
 }
 
 /* Read every datagram there is (at most a batch); the packets processed. */
@@ -1183,6 +1201,8 @@ int ap_run_many(struct ap_conn **cs, int n, int ms)
 	for (;;) {
 		now = ap_now_ms();
 		wait = deadline > now ? deadline - now : 0;
+		if (wait > 200)
+			wait = 200;	/* retransmissions are checked as time goes */
 		for (i = 0; i < n; i++) {
 			pfd[i].fd = cs[i]->fd;
 			pfd[i].events = POLLIN;

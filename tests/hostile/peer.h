@@ -26,7 +26,8 @@
  *  - discards Initial keys when it first sends a Handshake packet and
  *    Handshake keys on HANDSHAKE_DONE (RFC 9001 §4.9);
  *  - reads hq-interop answers ("GET /path\r\n") to FIN, with flow-control
- *    credit given as they arrive.
+ *    credit given as they arrive; a request is sent again every second
+ *    until it is ACKed (nothing else of ours in 1-RTT is retransmitted).
  * Every received frame is also handed to an optional callback, with the
  * kernel's receive timestamp of its datagram, for the attacks to count.
  *
@@ -106,6 +107,12 @@ struct ap_stream {
 	uint64_t credit;		/* the MAX_STREAM_DATA we gave */
 	int reset;
 	uint64_t reset_code;
+	/* our request on it, sent again until ACKed or answered */
+	uint8_t req[1100];
+	size_t req_len;
+	uint64_t req_pn;
+	long long req_at;
+	int req_acked;
 };
 
 /* How a connection ended, as the server told us. */
