@@ -208,6 +208,9 @@ static void check_charge(struct ap_conn *c, const char *what,
 		return;
 	}
 	kv("charge_bytes", c->charge_peak);
+	kv("charge_rmem_alloc", c->peak_line.rmem_alloc);
+	kv("charge_wmem_queued", c->peak_line.wmem_queued);
+	kv("charge_omem_alloc", c->peak_line.omem_alloc);
 	note("%s: bounded by %s", what, bound);
 	check(c->charge_peak <= o.max_charge,
 	      "%s: server socket charge %lld bytes at the peak, under %lld",
@@ -853,8 +856,9 @@ static int se_streams(void)
 	struct ap_conn c;
 	struct hp_conn line;
 	uint8_t f[64], big[1200], data[1100];
+	uint64_t win;
+	size_t n, held;
 	int limit, i;
-	size_t n;
 
 	if (connect_or_fail(&c, "stream-exhaust streams"))
 		return 1;
@@ -873,13 +877,18 @@ static int se_streams(void)
 	check(alive(&c), "%d half-open streams: the connection works", limit);
 
 	/*
-	 * Then on each of them data the server must hold: 1100 bytes past
-	 * a gap (the request's first 14 bytes came, then nothing until 64).
+	 * Then on each of them data the server must hold: past a gap (the
+	 * request's first 14 bytes came, then nothing until 64), as much as
+	 * the windows allow, up to 1100 bytes a stream.
 	 */
 	c.charge_peak = -1;
 	memset(data, 'x', sizeof(data));
-	for (i = 0; i < limit && !c.close.closed; i++) {
-		n = cr_put_stream(big, 4 * i, 64, data, sizeof(data), 0);
+	win = c.peer_tp.ints[CR_TP_INITIAL_MAX_DATA] / (limit ? limit : 1);
+	if (win > c.peer_tp.ints[CR_TP_MAX_STREAM_DATA_BIDI_REMOTE])
+		win = c.peer_tp.ints[CR_TP_MAX_STREAM_DATA_BIDI_REMOTE];
+	held = win > 64 + sizeof(data) ? sizeof(data) : win > 64 ? win - 64 : 0;
+	for (i = 0; i < limit && held && !c.close.closed; i++) {
+		n = cr_put_stream(big, 4 * i, 64, data, held, 0);
 		ap_send(&c, big, n, 0);
 		if (i % 16 == 15) {
 			ap_run(&c, 0);
@@ -888,7 +897,7 @@ static int se_streams(void)
 	}
 	ap_run(&c, 300);
 	ap_charge_sample(&c);
-	kv("held_bytes_sent", (long long)sizeof(data) * limit);
+	kv("held_bytes_sent", (long long)held * limit);
 	check_charge(&c, "stream-exhaust streams with data held",
 		     "MAX_STREAMS streams in optmem, plus out-of-order data up to the receive buffer");
 	check(alive(&c), "%d half-open streams holding data: the connection works",

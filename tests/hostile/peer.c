@@ -1457,8 +1457,10 @@ long long ap_charge_sample(struct ap_conn *c)
 	struct hp_conn line;
 
 	c->charge_last = ap_server_line(c, &line) ? -1 : hp_charge(&line);
-	if (c->charge_last > c->charge_peak)
+	if (c->charge_last > c->charge_peak) {
 		c->charge_peak = c->charge_last;
+		c->peak_line = line;
+	}
 	return c->charge_last;
 }
 

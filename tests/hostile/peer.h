@@ -202,6 +202,7 @@ struct ap_conn {
 
 	/* the server socket's charge (procfs), -1 when unknown */
 	long long charge_last, charge_peak;
+	struct hp_conn peak_line;	/* its line at the peak */
 
 	ap_frame_cb on_frame;
 	void *cb_arg;
