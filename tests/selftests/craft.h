@@ -506,6 +506,18 @@ struct cr_frame {
 	size_t reason_len;
 	/* PATH_CHALLENGE, PATH_RESPONSE */
 	uint8_t path_data[8];
+	/*
+	 * The number the frame carries: the limit of MAX_DATA, MAX_STREAMS,
+	 * MAX_STREAM_DATA and the *_BLOCKED frames, the final size of
+	 * RESET_STREAM, the sequence number of NEW_CONNECTION_ID and
+	 * RETIRE_CONNECTION_ID.
+	 */
+	uint64_t value;
+	/* NEW_CONNECTION_ID */
+	uint64_t retire_prior_to;
+	uint8_t cid[CR_MAX_CID];
+	size_t cid_len;
+	const uint8_t *reset_token;	/* 16 bytes */
 };
 
 static inline int cr_frame_ack_eliciting(uint64_t type)
@@ -596,6 +608,7 @@ static inline int cr_frame_parse(const uint8_t *p, size_t len,
 		n = cr_get_varints(p + off, len - off, v, 3);
 		f->stream_id = v[0];
 		f->error = v[1];
+		f->value = v[2];
 		return n ? (int)(off + n) : -1;
 	case CR_FRAME_STOP_SENDING:
 		n = cr_get_varints(p + off, len - off, v, 2);
@@ -614,6 +627,8 @@ static inline int cr_frame_parse(const uint8_t *p, size_t len,
 		n = cr_get_varint(p + off, len - off, &v[0]);
 		if (!n || !v[0] || v[0] > len - off - n)
 			return -1;
+		f->data = p + off + n;
+		f->len = v[0];
 		return off + n + v[0];
 	case CR_FRAME_MAX_DATA:
 	case CR_FRAME_MAX_STREAMS_BIDI:
@@ -622,21 +637,27 @@ static inline int cr_frame_parse(const uint8_t *p, size_t len,
 	case CR_FRAME_STREAMS_BLOCKED_BIDI:
 	case CR_FRAME_STREAMS_BLOCKED_UNI:
 	case CR_FRAME_RETIRE_CONNECTION_ID:
-		n = cr_get_varint(p + off, len - off, &v[0]);
+		n = cr_get_varint(p + off, len - off, &f->value);
 		return n ? (int)(off + n) : -1;
 	case CR_FRAME_MAX_STREAM_DATA:
 	case CR_FRAME_STREAM_DATA_BLOCKED:
 		n = cr_get_varints(p + off, len - off, v, 2);
 		f->stream_id = v[0];
+		f->value = v[1];
 		return n ? (int)(off + n) : -1;
 	case CR_FRAME_NEW_CONNECTION_ID:
 		n = cr_get_varints(p + off, len - off, v, 2);
 		if (!n || off + n >= len)
 			return -1;
+		f->value = v[0];
+		f->retire_prior_to = v[1];
 		off += n;
 		n = p[off++];		/* the CID length */
 		if (n < 1 || n > CR_MAX_CID || off + n + 16 > len)
 			return -1;
+		memcpy(f->cid, p + off, n);
+		f->cid_len = n;
+		f->reset_token = p + off + n;
 		return off + n + 16;
 	case CR_FRAME_PATH_CHALLENGE:
 	case CR_FRAME_PATH_RESPONSE:
@@ -759,6 +780,59 @@ static inline size_t cr_put_ack(uint8_t *p, const struct cr_range *r, int n,
 		off += cr_put_varint(p + off, r[i].hi - r[i].lo);
 	}
 	return off;
+}
+
+/*
+ * A frame made of its type and @n varints: RESET_STREAM (id, error, final
+ * size), STOP_SENDING (id, error), MAX_DATA, MAX_STREAM_DATA (id, limit),
+ * MAX_STREAMS, the *_BLOCKED frames, RETIRE_CONNECTION_ID (sequence).
+ */
+static inline size_t cr_put_varint_frame(uint8_t *p, uint64_t type,
+					 const uint64_t *v, int n)
+{
+	size_t off = cr_put_varint(p, type);
+	int i;
+
+	for (i = 0; i < n; i++)
+		off += cr_put_varint(p + off, v[i]);
+	return off;
+}
+
+static inline size_t cr_put_new_connection_id(uint8_t *p, uint64_t seq,
+					      uint64_t retire_prior_to,
+					      const uint8_t *cid,
+					      size_t cid_len,
+					      const uint8_t token[16])
+{
+	size_t off = 0;
+
+	p[off++] = CR_FRAME_NEW_CONNECTION_ID;
+	off += cr_put_varint(p + off, seq);
+	off += cr_put_varint(p + off, retire_prior_to);
+	p[off++] = cid_len;
+	memcpy(p + off, cid, cid_len);
+	off += cid_len;
+	memcpy(p + off, token, 16);
+	return off + 16;
+}
+
+/* CONNECTION_CLOSE of the transport (0x1c, with @frame_type) or the application (0x1d). */
+static inline size_t cr_put_connection_close(uint8_t *p, int app,
+					     uint64_t error,
+					     uint64_t frame_type,
+					     const char *reason)
+{
+	size_t off = 0, rlen = reason ? strlen(reason) : 0;
+
+	p[off++] = app ? CR_FRAME_CONNECTION_CLOSE_APP :
+			 CR_FRAME_CONNECTION_CLOSE;
+	off += cr_put_varint(p + off, error);
+	if (!app)
+		off += cr_put_varint(p + off, frame_type);
+	off += cr_put_varint(p + off, rlen);
+	if (rlen)
+		memcpy(p + off, reason, rlen);
+	return off + rlen;
 }
 
 /* ---- a set of received packet numbers, for ACK frames ---- */
@@ -1086,8 +1160,10 @@ static inline int cr_selftest(void)
  * ---- client Initial packets (RFC 9001 §5.2, RFC 9000 §17.2.2) ----
  *
  * Kept apart from the rest: the Initial keys of a Destination Connection
- * ID, a CRYPTO frame writer and a client Initial builder, for tests that
- * play clients (pending_test).  QUIC v1 only.
+ * ID, a CRYPTO frame writer, the Initial and Handshake packet builder and
+ * the transport parameters (RFC 9000 §18), for tests that play clients
+ * (pending_test, and tests/hostile's client, which runs a real TLS
+ * handshake).  QUIC v1 only.
  */
 
 /* The Initial keys of either side for the client's first DCID @dcid. */
@@ -1121,29 +1197,36 @@ static inline size_t cr_put_crypto(uint8_t *p, uint64_t offset,
 }
 
 /*
- * A client Initial of QUIC v1 with no token: @dcid, @scid, packet number
- * @pn in 4 bytes, @payload followed by PADDING frames so that the packet
- * takes at least @min_len bytes (1200 when it is the whole datagram, RFC
- * 9000 §14.1), protected with @k.  Returns its length, or -1.
+ * A long header packet of QUIC v1, Initial (with @token of @token_len
+ * bytes, which may be 0) or Handshake (@token unused): @dcid, @scid,
+ * packet number @pn in 4 bytes, @payload followed by PADDING frames so
+ * that the packet takes at least @min_len bytes (a client's Initial
+ * datagram: 1200 in all, RFC 9000 §14.1), protected with @k.  Returns its
+ * length, or -1.
  */
-static inline int cr_initial_build(const struct cr_keys *k,
-				   const uint8_t *dcid, size_t dcid_len,
-				   const uint8_t *scid, size_t scid_len,
-				   uint32_t pn, const uint8_t *payload,
-				   size_t len, size_t min_len, uint8_t *out,
-				   size_t cap)
+static inline int cr_long_build(const struct cr_keys *k, int type,
+				const uint8_t *dcid, size_t dcid_len,
+				const uint8_t *scid, size_t scid_len,
+				const uint8_t *token, size_t token_len,
+				uint32_t pn, const uint8_t *payload, size_t len,
+				size_t min_len, uint8_t *out, size_t cap)
 {
-	size_t hdr_len = 1 + 4 + 1 + dcid_len + 1 + scid_len + 1 + 2 + 4;
-	size_t pad = 0, off = 0, body;
+	size_t hdr_len, pad = 0, off = 0, body;
 
-	if (dcid_len > CR_MAX_CID || scid_len > CR_MAX_CID)
+	if (type != CR_LONG_INITIAL)
+		token_len = 0;
+	hdr_len = 1 + 4 + 1 + dcid_len + 1 + scid_len + 2 + 4 +
+		  (type == CR_LONG_INITIAL ?
+		   cr_varint_len(token_len) + token_len : 0);
+	if (dcid_len > CR_MAX_CID || scid_len > CR_MAX_CID ||
+	    (type != CR_LONG_INITIAL && type != CR_LONG_HANDSHAKE))
 		return -1;
 	if (hdr_len + len + CR_TAG_LEN < min_len)
 		pad = min_len - hdr_len - len - CR_TAG_LEN;
 	body = 4 + len + pad + CR_TAG_LEN;
 	if (hdr_len + len + pad + CR_TAG_LEN > cap || body > 16383)
 		return -1;
-	out[off++] = 0xc0 | (CR_LONG_INITIAL << 4) | 0x03;	/* 4-byte pn */
+	out[off++] = 0xc0 | (type << 4) | 0x03;	/* 4-byte pn */
 	out[off++] = 0;
 	out[off++] = 0;
 	out[off++] = 0;
@@ -1154,7 +1237,12 @@ static inline int cr_initial_build(const struct cr_keys *k,
 	out[off++] = scid_len;
 	memcpy(out + off, scid, scid_len);
 	off += scid_len;
-	out[off++] = 0;				/* token length */
+	if (type == CR_LONG_INITIAL) {
+		off += cr_put_varint(out + off, token_len);
+		if (token_len)
+			memcpy(out + off, token, token_len);
+		off += token_len;
+	}
 	out[off++] = 0x40 | body >> 8;		/* Length, 2-byte varint */
 	out[off++] = body & 0xff;
 	out[off++] = pn >> 24;
@@ -1164,6 +1252,258 @@ static inline int cr_initial_build(const struct cr_keys *k,
 	memcpy(out + off, payload, len);
 	memset(out + off + len, 0, pad);
 	return cr_protect(k, out, hdr_len, hdr_len - 4, pn, len + pad);
+}
+
+/* A client Initial of QUIC v1 with no token: cr_long_build(). */
+static inline int cr_initial_build(const struct cr_keys *k,
+				   const uint8_t *dcid, size_t dcid_len,
+				   const uint8_t *scid, size_t scid_len,
+				   uint32_t pn, const uint8_t *payload,
+				   size_t len, size_t min_len, uint8_t *out,
+				   size_t cap)
+{
+	return cr_long_build(k, CR_LONG_INITIAL, dcid, dcid_len, scid,
+			     scid_len, NULL, 0, pn, payload, len, min_len, out,
+			     cap);
+}
+
+/* ---- transport parameters (RFC 9000 §18) ---- */
+
+#define CR_TP_ORIGINAL_DCID		0x00
+#define CR_TP_MAX_IDLE_TIMEOUT		0x01
+#define CR_TP_STATELESS_RESET_TOKEN	0x02
+#define CR_TP_MAX_UDP_PAYLOAD_SIZE	0x03
+#define CR_TP_INITIAL_MAX_DATA		0x04
+#define CR_TP_MAX_STREAM_DATA_BIDI_LOCAL 0x05
+#define CR_TP_MAX_STREAM_DATA_BIDI_REMOTE 0x06
+#define CR_TP_MAX_STREAM_DATA_UNI	0x07
+#define CR_TP_INITIAL_MAX_STREAMS_BIDI	0x08
+#define CR_TP_INITIAL_MAX_STREAMS_UNI	0x09
+#define CR_TP_ACK_DELAY_EXPONENT	0x0a
+#define CR_TP_MAX_ACK_DELAY		0x0b
+#define CR_TP_DISABLE_ACTIVE_MIGRATION	0x0c
+#define CR_TP_PREFERRED_ADDRESS		0x0d
+#define CR_TP_ACTIVE_CID_LIMIT		0x0e
+#define CR_TP_INITIAL_SCID		0x0f
+#define CR_TP_RETRY_SCID		0x10
+#define CR_TP_COUNT			0x11
+
+/* One side's parameters: integers by id, the connection IDs, the token. */
+struct cr_tp {
+	uint32_t present;		/* bit (1 << id) of those of RFC 9000 */
+	uint64_t ints[CR_TP_COUNT];	/* integer ones; 0 elsewhere */
+	uint8_t odcid[CR_MAX_CID], iscid[CR_MAX_CID], rscid[CR_MAX_CID];
+	size_t odcid_len, iscid_len, rscid_len;
+	uint8_t reset_token[16];
+};
+
+static inline int cr_tp_is_int(uint64_t id)
+{
+	return (id >= CR_TP_MAX_IDLE_TIMEOUT && id <= CR_TP_MAX_ACK_DELAY &&
+		id != CR_TP_STATELESS_RESET_TOKEN) ||
+	       id == CR_TP_ACTIVE_CID_LIMIT;
+}
+
+/* The defaults of §18.2 for what is absent. */
+static inline void cr_tp_init(struct cr_tp *tp)
+{
+	memset(tp, 0, sizeof(*tp));
+	tp->ints[CR_TP_MAX_UDP_PAYLOAD_SIZE] = 65527;
+	tp->ints[CR_TP_ACK_DELAY_EXPONENT] = 3;
+	tp->ints[CR_TP_MAX_ACK_DELAY] = 25;
+	tp->ints[CR_TP_ACTIVE_CID_LIMIT] = 2;
+}
+
+/* An integer parameter: id, length, the value as a varint. */
+static inline size_t cr_tp_put_int(uint8_t *p, uint64_t id, uint64_t v)
+{
+	size_t off = cr_put_varint(p, id);
+
+	off += cr_put_varint(p + off, cr_varint_len(v));
+	return off + cr_put_varint(p + off, v);
+}
+
+/* A parameter of bytes (connection IDs, the reset token; none for a flag). */
+static inline size_t cr_tp_put_bytes(uint8_t *p, uint64_t id,
+				     const void *b, size_t len)
+{
+	size_t off = cr_put_varint(p, id);
+
+	off += cr_put_varint(p + off, len);
+	if (len)
+		memcpy(p + off, b, len);
+	return off + len;
+}
+
+/*
+ * Parse the body of a quic_transport_parameters extension into @tp (set
+ * to the defaults first); unknown ids are stepped over.  -1 if it is
+ * malformed: a length past the end, an integer whose varint does not take
+ * its whole length, a connection ID over 20 bytes, a token not of 16
+ * bytes, or an id of RFC 9000 seen twice.
+ */
+static inline int cr_tp_parse(const uint8_t *p, size_t len, struct cr_tp *tp)
+{
+	size_t off = 0, n, m;
+	uint64_t id, vlen, v;
+
+	cr_tp_init(tp);
+	while (off < len) {
+		n = cr_get_varint(p + off, len - off, &id);
+		if (!n)
+			return -1;
+		off += n;
+		m = cr_get_varint(p + off, len - off, &vlen);
+		if (!m || vlen > len - off - m)
+			return -1;
+		off += m;
+		if (id < CR_TP_COUNT) {
+			if (tp->present & (1u << id))
+				return -1;
+			tp->present |= 1u << id;
+		}
+		if (id < CR_TP_COUNT && cr_tp_is_int(id)) {
+			if (!vlen || cr_get_varint(p + off, vlen, &v) != vlen)
+				return -1;
+			tp->ints[id] = v;
+		} else if (id == CR_TP_ORIGINAL_DCID ||
+			   id == CR_TP_INITIAL_SCID || id == CR_TP_RETRY_SCID) {
+			uint8_t *cid = id == CR_TP_ORIGINAL_DCID ? tp->odcid :
+				       id == CR_TP_INITIAL_SCID ? tp->iscid :
+				       tp->rscid;
+			size_t *cl = id == CR_TP_ORIGINAL_DCID ? &tp->odcid_len :
+				     id == CR_TP_INITIAL_SCID ? &tp->iscid_len :
+				     &tp->rscid_len;
+
+			if (vlen > CR_MAX_CID)
+				return -1;
+			memcpy(cid, p + off, vlen);
+			*cl = vlen;
+		} else if (id == CR_TP_STATELESS_RESET_TOKEN) {
+			if (vlen != 16)
+				return -1;
+			memcpy(tp->reset_token, p + off, 16);
+		} else if (id == CR_TP_DISABLE_ACTIVE_MIGRATION && vlen) {
+			return -1;
+		}
+		off += vlen;
+	}
+	return 0;
+}
+
+/*
+ * The transport parameters and the Handshake builder, against RFC 9001
+ * Appendix A.2: the client's quic_transport_parameters of the example
+ * ClientHello, written in the same order and parsed back; a Handshake
+ * packet built, parsed, opened again; and the frame writers the hostile
+ * client uses, read back by cr_frame_parse().  Returns the mismatches.
+ */
+static inline int cr_client_selftest(void)
+{
+	static const uint8_t cid[8] = {
+		0x83, 0x94, 0xc8, 0xf0, 0x3e, 0x51, 0x57, 0x08 };
+	static const uint8_t token[16] = "0123456789abcdef";
+	uint8_t buf[1500], pt[1500], pkt[1500];
+	struct cr_long_hdr h;
+	struct cr_frame f;
+	struct cr_keys k;
+	struct cr_tp tp;
+	uint64_t v[3];
+	uint32_t trunc;
+	size_t n = 0, pn_len;
+	int len, bad = 0;
+
+	/* A.2's extension 0x39, 50 bytes, minimal varints throughout. */
+	n += cr_tp_put_int(buf + n, CR_TP_INITIAL_MAX_DATA,
+			   0x3fffffffffffffffULL);
+	n += cr_tp_put_int(buf + n, CR_TP_MAX_STREAM_DATA_BIDI_LOCAL, 65535);
+	n += cr_tp_put_int(buf + n, CR_TP_MAX_STREAM_DATA_UNI, 65535);
+	n += cr_tp_put_int(buf + n, CR_TP_INITIAL_MAX_STREAMS_BIDI, 16);
+	n += cr_tp_put_int(buf + n, CR_TP_MAX_IDLE_TIMEOUT, 30000);
+	n += cr_tp_put_int(buf + n, CR_TP_INITIAL_MAX_STREAMS_UNI, 16);
+	n += cr_tp_put_bytes(buf + n, CR_TP_INITIAL_SCID, cid, sizeof(cid));
+	n += cr_tp_put_int(buf + n, CR_TP_MAX_STREAM_DATA_BIDI_REMOTE, 65535);
+	bad += cr_check_hex("transport parameters of A.2", buf, n,
+			    "0408ffffffffffffffff05048000ffff07048000ffff0801"
+			    "100104800075300901100f088394c8f03e51570806048000"
+			    "ffff");
+	if (cr_tp_parse(buf, n, &tp) ||
+	    tp.ints[CR_TP_INITIAL_MAX_DATA] != 0x3fffffffffffffffULL ||
+	    tp.ints[CR_TP_MAX_STREAM_DATA_BIDI_REMOTE] != 65535 ||
+	    tp.ints[CR_TP_INITIAL_MAX_STREAMS_BIDI] != 16 ||
+	    tp.ints[CR_TP_MAX_IDLE_TIMEOUT] != 30000 ||
+	    tp.ints[CR_TP_ACTIVE_CID_LIMIT] != 2 ||	/* the default */
+	    tp.iscid_len != 8 || memcmp(tp.iscid, cid, 8) ||
+	    (tp.present & (1u << CR_TP_ORIGINAL_DCID))) {
+		printf("# transport parameters of A.2 do not parse back\n");
+		bad++;
+	}
+	buf[n] = CR_TP_INITIAL_MAX_STREAMS_BIDI;	/* the same id again */
+	buf[n + 1] = 1;
+	buf[n + 2] = 1;
+	if (!cr_tp_parse(buf, n + 3, &tp) || !cr_tp_parse(buf, n - 1, &tp)) {
+		printf("# a repeated or truncated transport parameter parses\n");
+		bad++;
+	}
+
+	/* A Handshake packet, with the client's Initial keys of A.1. */
+	if (cr_initial_keys(&k, cid, sizeof(cid), 0))
+		return bad + 1;
+	n = cr_put_crypto(buf, 0, "Finished", 8);
+	len = cr_long_build(&k, CR_LONG_HANDSHAKE, cid, 8, cid + 4, 4, token,
+			    sizeof(token), 7, buf, n, 0, pkt, sizeof(pkt));
+	if (len != (int)(1 + 4 + 1 + 8 + 1 + 4 + 2 + 4 + n + CR_TAG_LEN) ||
+	    cr_long_parse(pkt, len, &h) || h.type != CR_LONG_HANDSHAKE ||
+	    h.pkt_len != (size_t)len || h.scid_len != 4 || h.dcid_len != 8 ||
+	    cr_unprotect_header(&k, pkt, len, h.pn_off, &trunc, &pn_len) ||
+	    pn_len != 4 || trunc != 7 || (pkt[0] & 0xf0) != 0xe0 ||
+	    cr_open_payload(&k, pkt, len, h.pn_off + 4, 7, pt) != (int)n ||
+	    memcmp(pt, buf, n)) {
+		printf("# Handshake packet round trip\n");
+		bad++;
+	}
+	/* An Initial with a token, padded to 1200. */
+	len = cr_long_build(&k, CR_LONG_INITIAL, cid, 8, NULL, 0, token,
+			    sizeof(token), 1, buf, n, 1200, pkt, sizeof(pkt));
+	if (len != 1200 || cr_long_parse(pkt, len, &h) ||
+	    h.type != CR_LONG_INITIAL || h.pn_off != 1 + 4 + 1 + 8 + 1 + 1 +
+	    16 + 2 || h.pkt_len != 1200) {
+		printf("# Initial with a token\n");
+		bad++;
+	}
+
+	/* Frame writers, read back. */
+	v[0] = 4;
+	v[1] = 0x101;
+	v[2] = 70000;
+	len = cr_put_varint_frame(buf, CR_FRAME_RESET_STREAM, v, 3);
+	if (cr_frame_parse(buf, len, &f) != len || f.stream_id != 4 ||
+	    f.error != 0x101 || f.value != 70000) {
+		printf("# RESET_STREAM round trip\n");
+		bad++;
+	}
+	len = cr_put_varint_frame(buf, CR_FRAME_MAX_STREAM_DATA, v, 2);
+	if (cr_frame_parse(buf, len, &f) != len || f.stream_id != 4 ||
+	    f.value != 0x101) {
+		printf("# MAX_STREAM_DATA round trip\n");
+		bad++;
+	}
+	len = cr_put_new_connection_id(buf, 9, 3, cid, 8, token);
+	if (cr_frame_parse(buf, len, &f) != len || f.value != 9 ||
+	    f.retire_prior_to != 3 || f.cid_len != 8 ||
+	    memcmp(f.cid, cid, 8) || memcmp(f.reset_token, token, 16)) {
+		printf("# NEW_CONNECTION_ID round trip\n");
+		bad++;
+	}
+	len = cr_put_connection_close(buf, 0, 0x10a, CR_FRAME_CRYPTO, "why");
+	if (cr_frame_parse(buf, len, &f) != len ||
+	    f.type != CR_FRAME_CONNECTION_CLOSE || f.error != 0x10a ||
+	    f.frame_type != CR_FRAME_CRYPTO || f.reason_len != 3 ||
+	    memcmp(f.reason, "why", 3)) {
+		printf("# CONNECTION_CLOSE round trip\n");
+		bad++;
+	}
+	return bad;
 }
 
 /*
@@ -1203,7 +1543,7 @@ static inline int cr_initial_selftest(void)
 		printf("# built client Initial: payload\n");
 		bad++;
 	}
-	return bad;
+	return bad + cr_client_selftest();
 }
 
 #endif /* QUIC_SELFTEST_CRAFT_H */
