@@ -38,6 +38,7 @@
 #include "craft.h"
 #include "addr.h"
 #include "procfs.h"
+#include "report.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -79,44 +80,8 @@ static struct {
 	uint64_t rx_unknown;	/* datagrams for no connection of ours */
 	uint64_t rx_long_cid;	/* long headers with a DCID over 20 bytes */
 	uint64_t send_errors;
-	int checks, failed;	/* checks of the server, and those that failed */
 	long long t_end;	/* --seconds: when to stop sending */
 } g;
-
-static void note(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("# ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-}
-
-/* A check of the server's behaviour: one TAP line.  Whether it held. */
-static int check(int ok, const char *fmt, ...)
-{
-	static int n;
-	va_list ap;
-
-	printf("%sok %d - ", ok ? "" : "not ", ++n);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	g.failed += !ok;
-	g.checks = n;
-	return ok;
-}
-
-/* A number measured, for the runner's summary. */
-static void kv(const char *key, unsigned long long v)
-{
-	printf("# %s=%llu\n", key, v);
-}
 
 /* xorshift64*: reproducible junk from --seed. */
 static uint64_t rnd(void)
@@ -275,31 +240,6 @@ static struct conn *conn_of(const uint8_t *dcid, size_t len)
 	return &conns[i];
 }
 
-/*
- * Protect a long header packet in place, as craft.h's cr_protect() does,
- * without its 2 kB limit on the payload: @pkt holds the header (packet
- * number last, 4 bytes at @pn_off), then @pt_len bytes of payload and
- * room for the tag.
- */
-static int protect(const struct cr_keys *k, uint8_t *pkt, size_t hdr_len,
-		   size_t pn_off, uint64_t pn, size_t pt_len)
-{
-	static uint8_t ct[FL_MAX_DGRAM + CR_TAG_LEN];
-	uint8_t mask[5];
-	int i;
-
-	if (pt_len + CR_TAG_LEN > sizeof(ct) ||
-	    cr_seal(k, pn, pkt, hdr_len, pkt + hdr_len, pt_len, ct))
-		return -1;
-	memcpy(pkt + hdr_len, ct, pt_len + CR_TAG_LEN);
-	if (cr_hp_mask(k, pkt + pn_off + 4, mask))
-		return -1;
-	pkt[0] ^= mask[0] & 0x0f;
-	for (i = 0; i < 4; i++)
-		pkt[pn_off + i] ^= mask[1 + i];
-	return hdr_len + pt_len + CR_TAG_LEN;
-}
-
 /* Where build_initial() put the fields: for attacks that rewrite them. */
 struct layout {
 	size_t len_off;		/* the Length field, a 4-byte varint */
@@ -353,7 +293,7 @@ static int build_initial(struct conn *c, const uint8_t *payload, size_t len,
 	out[off++] = pn;
 	memcpy(out + off, payload, len);
 	memset(out + off + len, 0, pad);
-	return protect(&c->tx, out, hdr_len, hdr_len - 4, pn, len + pad);
+	return cr_protect(&c->tx, out, hdr_len, hdr_len - 4, pn, len + pad);
 }
 
 /* Build and send an Initial of @c padded to a 1200-byte datagram. */
@@ -1758,6 +1698,5 @@ int main(int argc, char **argv)
 	kv("server_packets", g.rx_dgrams);
 	kv("send_errors", g.send_errors);
 	kv("attack_ms", hp_now_ms() - t0);
-	printf("1..%d\n", g.checks);
-	return g.failed ? 1 : 0;
+	return report_end();
 }

@@ -99,7 +99,7 @@
 
 #include "peer.h"
 #include "procfs.h"
-#include "tap.h"
+#include "report.h"
 
 struct opts {
 	struct ap_opts ap;
@@ -122,52 +122,6 @@ static struct opts o = {
 	.max_charge = 262144,
 	.count = -1,
 };
-
-static int tap_n;
-
-/* A check: "ok N - what" or "not ok N - what". */
-static int check(int ok, const char *fmt, ...)
-{
-	char name[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(name, sizeof(name), fmt, ap);
-	va_end(ap);
-	tap_result(++tap_n, name, ok);
-	return ok;
-}
-
-static void skip(const char *why, const char *fmt, ...)
-{
-	char name[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(name, sizeof(name), fmt, ap);
-	va_end(ap);
-	snprintf(tap_skip_why, sizeof(tap_skip_buf), "%s", why);
-	tap_result(++tap_n, name, 1);
-	tap_skip_why[0] = 0;
-}
-
-/* "# text" */
-static void note(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("# ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-}
-
-static void kv(const char *key, long long v)
-{
-	printf("# %s=%lld\n", key, v);
-}
 
 static void kvx(const char *key, unsigned long long v)
 {
@@ -1591,10 +1545,11 @@ int main(int argc, char **argv)
 			usage();
 		setvbuf(stdout, NULL, _IOLBF, 0);
 		ret = attacks[i].fn();
-		printf("1..%d\n", tap_n);
-		if (ret == 2)
+		if (ret == 2) {
+			report_end();
 			return 2;
-		return tap_failed ? 1 : 0;
+		}
+		return report_end();
 	}
 	usage();
 	return 2;

@@ -26,7 +26,7 @@ ATTACKS=("$@")
 	event-exhaust amplification)
 read -r -a EXTRA <<< "${SMOKE_ARGS:-}"
 
-[ -x "$HP" ] || { echo "peer_smoke: build $HP first (make -f Makefile.peer)" >&2; exit 2; }
+[ -x "$HP" ] || { echo "peer_smoke: build $HP first (make -C tests/hostile)" >&2; exit 2; }
 [ -x "$QUIC_HQ" ] || { echo "peer_smoke: build $QUIC_HQ first" >&2; exit 2; }
 
 [ -n "${SMOKE_RMEM:-}" ] && io_sysctl net.quic.rmem_default "$SMOKE_RMEM"

@@ -257,15 +257,24 @@ static inline int cr_protect(const struct cr_keys *k, uint8_t *pkt,
 			     size_t pt_len)
 {
 	size_t pn_len = hdr_len - pn_off, i;
-	uint8_t ct[2048], mask[5];
+	uint8_t buf[2048], mask[5], *ct = buf;
+	int err;
 
-	if (pt_len + CR_TAG_LEN > sizeof(ct) || pn_len < 1 || pn_len > 4 ||
+	if (pn_len < 1 || pn_len > 4 ||
 	    pn_len + pt_len < 4)	/* no room for the sample */
 		return -1;
-	if (cr_seal(k, pn, pkt, hdr_len, pkt + hdr_len, pt_len, ct))
-		return -1;
-	memcpy(pkt + hdr_len, ct, pt_len + CR_TAG_LEN);
-	if (cr_hp_mask(k, pkt + pn_off + 4, mask))
+	/* Beyond a datagram of 2 kB (oversized attacks): on the heap. */
+	if (pt_len + CR_TAG_LEN > sizeof(buf)) {
+		ct = malloc(pt_len + CR_TAG_LEN);
+		if (!ct)
+			return -1;
+	}
+	err = cr_seal(k, pn, pkt, hdr_len, pkt + hdr_len, pt_len, ct);
+	if (!err)
+		memcpy(pkt + hdr_len, ct, pt_len + CR_TAG_LEN);
+	if (ct != buf)
+		free(ct);
+	if (err || cr_hp_mask(k, pkt + pn_off + 4, mask))
 		return -1;
 	pkt[0] ^= mask[0] & (pkt[0] & 0x80 ? 0x0f : 0x1f);
 	for (i = 0; i < pn_len; i++)
