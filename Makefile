@@ -42,7 +42,7 @@ fuzz:
 check: deps
 	@tests/check
 
-# Not part of make check: 11 minutes with the debug kernel cached, half an
+# Not part of make check: 33 minutes with the debug kernel cached, half an
 # hour more to build it the first time.  See README.
 check-debug: deps
 	@tests/check --debug
