@@ -31,6 +31,7 @@ userspace:
 	$(MAKE) -C tools/quic-hq
 	$(MAKE) -C tests/selftests
 	$(MAKE) -C tests/hostile
+	$(MAKE) -C tests/compat
 	$(MAKE) -C tests/interop/peers/quicgo
 
 unit:
@@ -55,6 +56,7 @@ clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/net/quic clean 2>/dev/null || true
 	$(MAKE) -C tests/selftests clean
 	$(MAKE) -C tests/hostile clean
+	$(MAKE) -C tests/compat clean
 	@if [ -f tests/unit/Makefile ]; then $(MAKE) -C tests/unit clean; fi
 	$(MAKE) -C libquic clean
 	$(MAKE) -C tools/quic-hq clean
