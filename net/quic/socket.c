@@ -31,6 +31,7 @@ const char *const quic_drop_names[QUIC_DROP_MAX] = {
 	[QUIC_DROP_PENDING]	= "pending_full",
 	[QUIC_DROP_OOO_OVERHEAD] = "out_of_order_overhead",
 	[QUIC_DROP_CRYPTO_GAPS]	= "crypto_gaps_full",
+	[QUIC_DROP_DISPATCH]	= "dispatch_expired",
 };
 
 /*
@@ -63,7 +64,7 @@ const char *const quic_drop_names[QUIC_DROP_MAX] = {
  * queued for the application and the connection IDs.  At the default cap,
  * 256, that is 9 MB per listener.
  */
-static unsigned int quic_pending_cap(const struct sock *lsk)
+unsigned int quic_pending_cap(const struct sock *lsk)
 {
 	return min_t(unsigned int, READ_ONCE(lsk->sk_max_ack_backlog),
 		     READ_ONCE(sysctl_quic_max_pending_connections));
@@ -81,7 +82,22 @@ static void quic_pending_get(struct quic_udp_sock *us)
 	QUIC_INC_STATS(PENDING, 1);
 }
 
-static void quic_pending_put(struct quic_udp_sock *us)
+/*
+ * A slot for the ALPN dispatcher (dispatch.c), taken without a listener's
+ * lock: the increment comes first, so that racing callers never pass @cap
+ * together.  False if the count is at @cap.
+ */
+bool quic_pending_try_get(struct quic_udp_sock *us, unsigned int cap)
+{
+	if ((unsigned int)atomic_inc_return(&us->pending) > cap) {
+		atomic_dec(&us->pending);
+		return false;
+	}
+	QUIC_INC_STATS(PENDING, 1);
+	return true;
+}
+
+void quic_pending_put(struct quic_udp_sock *us)
 {
 	WARN_ON_ONCE(atomic_dec_return(&us->pending) < 0);
 	QUIC_INC_STATS(PENDING, -1);
@@ -115,17 +131,38 @@ int quic_accept_enqueue(struct sock *sk, struct sk_buff *skb)
 		kfree_skb(skb);
 		return 0;
 	}
+	quic_pending_get(qs->udp);
+	quic_accept_enqueue_slot(sk, skb);
+	return 0;
+}
+
+/*
+ * Queue an Initial that holds a pending slot already (quic_accept_enqueue(),
+ * or the ALPN dispatcher's, whose listeners share the slots of their UDP
+ * socket: there, a listener's queue is bounded by its own cap).  Socket
+ * lock held.  Consumes @skb.
+ */
+void quic_accept_enqueue_slot(struct sock *sk, struct sk_buff *skb)
+{
+	struct quic_sock *qs = quic_sk(sk);
+
+	if (sk->sk_state != QUIC_SS_LISTENING ||
+	    skb_queue_len(&qs->accept_queue) >= quic_pending_cap(sk)) {
+		QUIC_DROP(sk, PENDING);
+		goto drop;
+	}
 	if ((unsigned int)atomic_read(&sk->sk_rmem_alloc) + skb->truesize >
 	    (unsigned int)READ_ONCE(sk->sk_rcvbuf)) {
 		QUIC_DROP(sk, RCVBUF);
-		kfree_skb(skb);
-		return 0;
+		goto drop;
 	}
 	skb_set_owner_r(skb, sk);
-	quic_pending_get(qs->udp);
 	__skb_queue_tail(&qs->accept_queue, skb);
 	sk->sk_data_ready(sk);
-	return 0;
+	return;
+drop:
+	quic_pending_put(qs->udp);
+	kfree_skb(skb);
 }
 
 /*
@@ -339,7 +376,7 @@ static int __quic_sock_bind(struct sock *sk, union quic_addr *addr)
 	    !ns_capable(net->user_ns, CAP_NET_BIND_SERVICE))
 		return -EACCES;
 
-	us = quic_udp_sock_create(net, addr, ipv6_only_sock(sk));
+	us = quic_udp_sock_get(sk, addr);
 	if (IS_ERR(us))
 		return PTR_ERR(us);
 
@@ -363,6 +400,23 @@ int quic_sock_bind(struct sock *sk, struct sockaddr *addr, int addr_len)
 	err = __quic_sock_bind(sk, &a);
 	release_sock(sk);
 	return err;
+}
+
+/*
+ * A server socket of no listener, on @us: the ALPN dispatcher's refusals.
+ * Nothing else reaches @sk yet.  -ENOENT if @us is going.
+ */
+int quic_sock_attach_udp(struct sock *sk, struct quic_udp_sock *us)
+{
+	struct quic_sock *qs = quic_sk(sk);
+
+	if (!refcount_inc_not_zero(&us->refcnt))
+		return -ENOENT;
+	qs->udp = us;
+	qs->local = us->addr;
+	inet_sk(sk)->inet_sport = quic_addr_port(&us->addr);
+	inet_sk(sk)->inet_num = ntohs(inet_sk(sk)->inet_sport);
+	return 0;
 }
 
 /* connect() and listen() on an unbound socket: wildcard address, any port. */
@@ -708,6 +762,43 @@ static struct sock *quic_accept_owner(struct sock *sk, struct sk_buff *skb)
 	return owner;
 }
 
+/*
+ * Is the connection @newsk just accepted from the listener @sk still
+ * alive, once it has the datagrams queued behind its first one (the
+ * client's close, if it gave up before accept())?  Neither lock is held;
+ * they are taken one after the other.  A connection the peer closed is
+ * not handed out (API.md): accept() drops it and waits for the next.
+ */
+static bool quic_accept_alive(struct sock *sk, struct sock *newsk)
+{
+	const struct quic_cid *odcid = &quic_sk(newsk)->odcid;
+	struct sk_buff *skb, *tmp;
+	struct sk_buff_head q;
+	struct quic_hdr hdr;
+	bool alive;
+
+	__skb_queue_head_init(&q);
+	lock_sock(sk);
+	skb_queue_walk_safe(&quic_sk(sk)->accept_queue, skb, tmp) {
+		if (quic_hdr_parse(skb->data, skb->len, QUIC_SCID_LEN, &hdr) ||
+		    hdr.dcid.len != odcid->len ||
+		    memcmp(hdr.dcid.data, odcid->data, odcid->len))
+			continue;
+		__skb_unlink(skb, &quic_sk(sk)->accept_queue);
+		skb_orphan(skb);
+		quic_pending_put(quic_sk(sk)->udp);
+		__skb_queue_tail(&q, skb);
+	}
+	release_sock(sk);
+
+	lock_sock(newsk);
+	while ((skb = __skb_dequeue(&q)))
+		quic_input(newsk, skb);
+	alive = quic_is_live(newsk);
+	release_sock(newsk);
+	return alive;
+}
+
 int quic_inet_accept(struct socket *sock, struct socket *newsock,
 		     struct proto_accept_arg *arg)
 {
@@ -732,8 +823,14 @@ int quic_inet_accept(struct socket *sock, struct socket *newsock,
 				kfree_skb(skb);
 				return PTR_ERR(newsk);
 			}
-			if (!quic_accept_one(sk, newsk, skb, newsock))
-				return 0;
+			if (!quic_accept_one(sk, newsk, skb, newsock)) {
+				if (quic_accept_alive(sk, newsk))
+					return 0;
+				/* The client gave up first: wait for another. */
+				newsock->sk = NULL;
+				newsock->state = SS_UNCONNECTED;
+				newsk->sk_prot->close(newsk, 0);
+			}
 			/* That Initial was bad; the next may be fine. */
 			continue;
 		}

@@ -162,6 +162,7 @@ enum quic_drop_reason {
 	QUIC_DROP_PENDING,
 	QUIC_DROP_OOO_OVERHEAD,
 	QUIC_DROP_CRYPTO_GAPS,
+	QUIC_DROP_DISPATCH,
 	QUIC_DROP_MAX,
 };
 
@@ -186,6 +187,7 @@ enum quic_stat {
 	QUIC_STAT_CONG_UNDO,
 	QUIC_STAT_KEY_UPDATE,
 	QUIC_STAT_PENDING,	/* a gauge: pending connections now (socket.c) */
+	QUIC_STAT_REFUSED,	/* no listener for the ALPN (dispatch.c) */
 	QUIC_STAT_MAX,
 };
 
@@ -245,8 +247,13 @@ int quic_inet_listen(struct socket *sock, int backlog);
 int quic_inet_accept(struct socket *sock, struct socket *newsock,
 		     struct proto_accept_arg *arg);
 int quic_accept_enqueue(struct sock *sk, struct sk_buff *skb);
+void quic_accept_enqueue_slot(struct sock *sk, struct sk_buff *skb);
+unsigned int quic_pending_cap(const struct sock *lsk);
 bool quic_pending_full(const struct quic_udp_sock *us, const struct sock *lsk);
+bool quic_pending_try_get(struct quic_udp_sock *us, unsigned int cap);
+void quic_pending_put(struct quic_udp_sock *us);
 void quic_pending_done(struct sock *sk);
+int quic_sock_attach_udp(struct sock *sk, struct quic_udp_sock *us);
 int quic_inet_getname(struct socket *sock, struct sockaddr *addr, int peer);
 __poll_t quic_inet_poll(struct file *file, struct socket *sock,
 			struct poll_table_struct *wait);

@@ -2,11 +2,18 @@
 /*
  * UDP tunnel sockets under QUIC sockets.
  *
- * Each bind() of a QUIC socket creates one kernel UDP socket bound to the
+ * A bind() of a QUIC socket creates one kernel UDP socket bound to the
  * same address; the UDP layer then enforces address-in-use and picks the
- * ephemeral port for port 0.  The table lets later code (accepted
- * connections, connection-ID lookup) find the tunnel socket for a local
- * address.
+ * ephemeral port for port 0.  The first socket bound decides whether the
+ * port is shared: if it had SO_REUSEPORT or QUIC_SOCKOPT_ALPN set before
+ * bind(), later sockets of the same owner (sk_uid, as TCP's SO_REUSEPORT
+ * requires, so that another user cannot take a share of the port's
+ * connections) bound to the same network namespace, address, port and
+ * IPV6_V6ONLY join its tunnel socket, with or without those options (one
+ * without ALPN becomes the default listener); otherwise the UDP layer
+ * says EADDRINUSE as before.
+ * The listeners of a tunnel socket and how new connections are spread
+ * among them are in dispatch.c.
  */
 
 #include <linux/hashtable.h>
@@ -76,6 +83,11 @@ static int quic_udp_encap_rcv(struct sock *usk, struct sk_buff *skb)
 	sk = quic_cid_lookup(sock_net(usk), inv.dcid, inv.dcid_len);
 	if (!sk && inv.long_form) {
 		sk = rcu_dereference(us->listener);
+		if (!sk && !list_empty(&us->listeners)) {
+			/* Several listeners, or ALPNs: see dispatch.c. */
+			quic_dispatch_rcv(us, skb);
+			return 0;
+		}
 		/*
 		 * A flood of Initials is refused here, before the listener's
 		 * lock and backlog; quic_listen_rcv() checks again under the
@@ -115,24 +127,49 @@ drop:
 	return 0;
 }
 
-/* One listener per UDP socket: -EADDRINUSE if another one has it. */
+/*
+ * The fast path of quic_udp_encap_rcv(): the only listener, if it serves
+ * no ALPN.  quic_udp_table_lock held.
+ */
+static void quic_udp_fast_path(struct quic_udp_sock *us)
+{
+	struct quic_listener *l;
+
+	l = list_first_entry_or_null(&us->listeners, struct quic_listener,
+				     node);
+	if (l && list_is_singular(&us->listeners) && !l->alpn[0])
+		rcu_assign_pointer(us->listener, l->sk);
+	else
+		RCU_INIT_POINTER(us->listener, NULL);
+}
+
+/*
+ * @sk starts or stops listening on @us: -EADDRINUSE if another listener
+ * serves the same ALPN, unless both are of one SO_REUSEPORT group
+ * (quic_dispatch_listen()).
+ */
 int quic_udp_set_listener(struct quic_udp_sock *us, struct sock *sk, bool on)
 {
-	struct sock *cur;
+	struct quic_listener *l;
 	int err = 0;
 
 	mutex_lock(&quic_udp_table_lock);
-	cur = rcu_dereference_protected(us->listener,
-					lockdep_is_held(&quic_udp_table_lock));
 	if (on) {
-		if (cur && cur != sk)
-			err = -EADDRINUSE;
-		else
-			rcu_assign_pointer(us->listener, sk);
-	} else if (cur == sk) {
-		RCU_INIT_POINTER(us->listener, NULL);
+		err = quic_dispatch_listen(us, sk, &us->listeners);
+	} else {
+		list_for_each_entry(l, &us->listeners, node) {
+			if (l->sk == sk) {
+				list_del_rcu(&l->node);
+				kfree_rcu(l, rcu);
+				break;
+			}
+		}
 	}
+	quic_udp_fast_path(us);
 	mutex_unlock(&quic_udp_table_lock);
+	/* Decisions of the dispatcher that name it go with it. */
+	if (!on)
+		quic_dispatch_forget(&us->dispatch, sk);
 	return err;
 }
 
@@ -361,9 +398,10 @@ static int quic_udp_cfg(const union quic_addr *addr, bool v6only,
 	return -EAFNOSUPPORT;
 }
 
-struct quic_udp_sock *quic_udp_sock_create(struct net *net,
-					   const union quic_addr *addr,
-					   bool v6only)
+/* A new tunnel socket; quic_udp_table_lock held. */
+static struct quic_udp_sock *quic_udp_sock_create(struct net *net,
+						  const union quic_addr *addr,
+						  bool v6only)
 {
 	struct udp_tunnel_sock_cfg tunnel_cfg = {};
 	struct udp_port_cfg cfg;
@@ -378,6 +416,8 @@ struct quic_udp_sock *quic_udp_sock_create(struct net *net,
 	us = kzalloc(sizeof(*us), GFP_KERNEL);
 	if (!us)
 		return ERR_PTR(-ENOMEM);
+	INIT_LIST_HEAD(&us->listeners);
+	quic_dispatch_init(&us->dispatch);
 
 	err = udp_sock_create(net, &cfg, &sock);
 	if (err)
@@ -395,12 +435,10 @@ struct quic_udp_sock *quic_udp_sock_create(struct net *net,
 
 	us->sock = sock;
 	us->net = net;
+	us->v6only = v6only;
 	refcount_set(&us->refcnt, 1);
-
-	mutex_lock(&quic_udp_table_lock);
 	hash_add(quic_udp_table, &us->node,
 		 (__force u32)quic_addr_port(&us->addr));
-	mutex_unlock(&quic_udp_table_lock);
 	return us;
 
 err_release:
@@ -410,6 +448,59 @@ err_free:
 	return ERR_PTR(err);
 }
 
+/* Does @sk, binding first, share its tunnel socket with later ones? */
+static bool quic_udp_may_share(const struct sock *sk)
+{
+	return sk->sk_reuseport || quic_sk(sk)->alpn[0];
+}
+
+/* Is @us the shared tunnel socket @sk asks for with @addr? */
+static bool quic_udp_match(const struct quic_udp_sock *us,
+			   const struct sock *sk, const union quic_addr *addr)
+{
+	const union quic_addr *a = &us->addr;
+
+	if (!us->shared || us->net != sock_net(sk) ||
+	    us->v6only != ipv6_only_sock(sk) ||
+	    !uid_eq(us->uid, sk->sk_uid) ||
+	    a->sa.sa_family != addr->sa.sa_family ||
+	    quic_addr_port(a) != quic_addr_port(addr))
+		return false;
+	if (a->sa.sa_family == AF_INET)
+		return a->v4.sin_addr.s_addr == addr->v4.sin_addr.s_addr;
+	return ipv6_addr_equal(&a->v6.sin6_addr, &addr->v6.sin6_addr);
+}
+
+/*
+ * The tunnel socket for @sk bound to @addr, with a reference: the shared
+ * one of that address if there is one @sk may join, else a new one.
+ */
+struct quic_udp_sock *quic_udp_sock_get(struct sock *sk,
+					const union quic_addr *addr)
+{
+	bool share = quic_udp_may_share(sk);
+	struct quic_udp_sock *us;
+
+	mutex_lock(&quic_udp_table_lock);
+	if (quic_addr_port(addr)) {
+		hash_for_each_possible(quic_udp_table, us, node,
+				       (__force u32)quic_addr_port(addr)) {
+			if (quic_udp_match(us, sk, addr)) {
+				refcount_inc(&us->refcnt);
+				goto out;
+			}
+		}
+	}
+	us = quic_udp_sock_create(sock_net(sk), addr, ipv6_only_sock(sk));
+	if (!IS_ERR(us)) {
+		us->shared = share;
+		us->uid = sk->sk_uid;
+	}
+out:
+	mutex_unlock(&quic_udp_table_lock);
+	return us;
+}
+
 void quic_udp_sock_put(struct quic_udp_sock *us)
 {
 	if (!refcount_dec_and_mutex_lock(&us->refcnt, &quic_udp_table_lock))
@@ -417,9 +508,18 @@ void quic_udp_sock_put(struct quic_udp_sock *us)
 	hash_del(&us->node);
 	mutex_unlock(&quic_udp_table_lock);
 
-	/* The listener and every connection gave their pending slots back. */
-	WARN_ON_ONCE(atomic_read(&us->pending));
-
+	/* From here no datagram reaches the dispatcher. */
 	udp_tunnel_sock_release(us->sock);
+	if (quic_dispatch_stop(&us->dispatch))
+		return;		/* we are its work item: it frees @us */
+	quic_udp_sock_free(us);
+}
+
+/* The end of a tunnel socket whose UDP socket is released. */
+void quic_udp_sock_free(struct quic_udp_sock *us)
+{
+	/* The listeners and every connection gave their pending slots back. */
+	WARN_ON_ONCE(atomic_read(&us->pending));
+	WARN_ON_ONCE(!list_empty(&us->listeners));
 	kfree_rcu(us, rcu);
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * UDP tunnel sockets: QUIC runs over kernel UDP sockets, one per local
- * address and port, shared (by reference) by a listener and the
- * connections it accepts.
+ * address and port, shared (by reference) by the QUIC sockets bound to it
+ * (several, with SO_REUSEPORT or QUIC_SOCKOPT_ALPN: dispatch.c) and the
+ * connections their listeners accept.
  */
 
 #ifndef _NET_QUIC_UDP_H
@@ -11,6 +12,7 @@
 #include <linux/refcount.h>
 #include <linux/types.h>
 
+#include "dispatch.h"
 #include "socket.h"
 
 struct quic_udp_sock {
@@ -20,7 +22,20 @@ struct quic_udp_sock {
 	struct socket		*sock;
 	union quic_addr		addr;	/* the bound address, port filled in */
 	struct rcu_head		rcu;	/* encap_rcv may still see us in RCU */
-	struct sock __rcu	*listener;	/* gets Initials of new connections */
+	/* Who may bind it too (SO_REUSEPORT or ALPN, same uid): constant. */
+	bool			shared;
+	bool			v6only;
+	kuid_t			uid;
+	/*
+	 * Listeners: struct quic_listener, RCU, written under
+	 * quic_udp_table_lock.  @listener is the fast path: the only
+	 * listener when it serves no ALPN, which gets Initials of new
+	 * connections straight from quic_udp_encap_rcv(); otherwise NULL and
+	 * they go to @dispatch.
+	 */
+	struct list_head	listeners;
+	struct sock __rcu	*listener;
+	struct quic_dispatch	dispatch;
 	/*
 	 * Server connections of this port not yet established: queued on
 	 * the listener or accepted with the handshake running (socket.c).
@@ -30,10 +45,10 @@ struct quic_udp_sock {
 	atomic_t		pending;
 };
 
-struct quic_udp_sock *quic_udp_sock_create(struct net *net,
-					   const union quic_addr *addr,
-					   bool v6only);
+struct quic_udp_sock *quic_udp_sock_get(struct sock *sk,
+					const union quic_addr *addr);
 void quic_udp_sock_put(struct quic_udp_sock *us);
+void quic_udp_sock_free(struct quic_udp_sock *us);
 int quic_udp_set_listener(struct quic_udp_sock *us, struct sock *sk, bool on);
 int quic_udp_xmit(struct sock *sk, struct sk_buff *skb);
 u32 quic_udp_path_payload(struct sock *sk);

@@ -13,5 +13,6 @@ int main(void)
 	flow_tests();
 	key_phase_tests();
 	reasm_tests();
+	tls_hello_tests();
 	return tap_done();
 }

@@ -10,5 +10,6 @@ void ack_ranges_tests(void);
 void flow_tests(void);
 void key_phase_tests(void);
 void reasm_tests(void);
+void tls_hello_tests(void);
 
 #endif
