@@ -22,10 +22,10 @@
  *
  * Secrets.  setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_CRYPTO_SECRET,
  * struct quic_crypto_secret {send, level, type, secret}) with type
- * TLS_CIPHER_AES_GCM_128 (51), TLS_CIPHER_AES_GCM_256 (52) or
- * TLS_CIPHER_CHACHA20_POLY1305 (54) (TLS_CIPHER_AES_CCM_128 (53) only if a
- * caller's priorities allow that suite) and the traffic secret in the
- * first 32 bytes (48 for AES_GCM_256, whose hash is SHA-384), zero padded.
+ * TLS_CIPHER_AES_GCM_128 (51), TLS_CIPHER_AES_GCM_256 (52),
+ * TLS_CIPHER_AES_CCM_128 (53) or TLS_CIPHER_CHACHA20_POLY1305 (54) and
+ * the traffic secret in the first 32 bytes (48 for AES_GCM_256, whose hash
+ * is SHA-384), zero padded.
  * Order:
  *   - HANDSHAKE: as soon as GnuTLS derives them, receive then send;
  *   - EARLY (0-RTT): when GnuTLS derives it (client: send, server: receive);
@@ -103,13 +103,21 @@ struct quic_chunk {
 	struct quic_chunk *next;
 	uint8_t level;
 	size_t len, cap;
+	size_t sent;		/* bytes the caller's sendmsg() took */
 	uint8_t *data;
+};
+
+/* Room for the cmsgs of a step's msghdr */
+union quic_hs_cmsgs {
+	char buf[CMSG_SPACE(sizeof(struct quic_handshake_info)) +
+		 CMSG_SPACE(sizeof(struct quic_stream_info))];
+	struct cmsghdr align;
 };
 
 enum quic_hs_state {
 	QUIC_HS_RUN,		/* inside GnuTLS, no step outstanding */
-	QUIC_HS_SEND,		/* a SEND step is with the caller */
-	QUIC_HS_RECV,		/* a RECV step is with the caller */
+	QUIC_HS_SEND,		/* a SENDMSG step is with the caller */
+	QUIC_HS_RECV,		/* a RECVMSG step is with the caller */
 	QUIC_HS_DONE,
 	QUIC_HS_FAILED,
 };
@@ -129,6 +137,9 @@ struct quic_hs {
 	unsigned int app_installed:1;
 	unsigned int tp_received:1;
 	struct quic_handshake_step step;
+	struct msghdr msg;		/* the step's */
+	struct iovec iov;
+	union quic_hs_cmsgs cmsgs;
 	struct quic_chunk *head, *tail;	/* outgoing handshake bytes */
 	uint8_t *rbuf;
 	uint8_t tp_local[QUIC_TP_EXT_MAX];
@@ -690,7 +701,20 @@ static int hs_install_app(struct quic_hs *hs)
 	return 0;
 }
 
-/* Choose the next step for the caller. */
+/* The msghdr of a step: one iovec, room for the cmsgs. */
+static void hs_msg_reset(struct quic_hs *hs, void *base, size_t len)
+{
+	memset(&hs->msg, 0, sizeof(hs->msg));
+	memset(&hs->cmsgs, 0, sizeof(hs->cmsgs));
+	hs->iov.iov_base = base;
+	hs->iov.iov_len = len;
+	hs->msg.msg_iov = &hs->iov;
+	hs->msg.msg_iovlen = 1;
+	hs->msg.msg_control = hs->cmsgs.buf;
+	hs->msg.msg_controllen = sizeof(hs->cmsgs.buf);
+}
+
+/* Choose the next step for the caller; NULL when the handshake is done. */
 static int hs_next(struct quic_hs *hs, struct quic_handshake_step **pstep)
 {
 	struct quic_handshake_step *step = &hs->step;
@@ -700,18 +724,31 @@ static int hs_next(struct quic_hs *hs, struct quic_handshake_step **pstep)
 		struct quic_chunk *c = hs->head;
 
 		if (c && (c->level != QUIC_CRYPTO_APP || hs->app_installed)) {
-			step->op = QUIC_HANDSHAKE_STEP_SEND;
-			step->level = c->level;
-			step->data = c->data;
-			step->len = c->len;
+			struct quic_handshake_info info = { .crypto_level = c->level };
+			struct cmsghdr *cmsg;
+
+			hs_msg_reset(hs, c->data + c->sent, c->len - c->sent);
+			hs->msg.msg_controllen = CMSG_SPACE(sizeof(info));
+			cmsg = CMSG_FIRSTHDR(&hs->msg);
+			cmsg->cmsg_level = SOL_QUIC;
+			cmsg->cmsg_type = QUIC_HANDSHAKE_INFO;
+			cmsg->cmsg_len = CMSG_LEN(sizeof(info));
+			memcpy(CMSG_DATA(cmsg), &info, sizeof(info));
+			memset(step, 0, sizeof(*step));
+			step->op = QUIC_HANDSHAKE_STEP_OP_SENDMSG;
+			step->s_sendmsg.msg = &hs->msg;
+			step->s_sendmsg.flags = MSG_DONTWAIT | MSG_NOSIGNAL;
+			step->s_sendmsg.retval = -EAGAIN;	/* not made yet */
 			hs->state = QUIC_HS_SEND;
 			break;
 		}
 		if (!hs->complete) {
-			step->op = QUIC_HANDSHAKE_STEP_RECV;
-			step->level = 0;
-			step->data = hs->rbuf;
-			step->len = QUIC_RECV_BUF;
+			hs_msg_reset(hs, hs->rbuf, QUIC_RECV_BUF);
+			memset(step, 0, sizeof(*step));
+			step->op = QUIC_HANDSHAKE_STEP_OP_RECVMSG;
+			step->s_recvmsg.msg = &hs->msg;
+			step->s_recvmsg.flags = MSG_DONTWAIT;
+			step->s_recvmsg.retval = -EAGAIN;	/* not made yet */
 			hs->state = QUIC_HS_RECV;
 			break;
 		}
@@ -721,11 +758,9 @@ static int hs_next(struct quic_hs *hs, struct quic_handshake_step **pstep)
 				return err;
 			continue;
 		}
-		step->op = QUIC_HANDSHAKE_STEP_DONE;
-		step->data = NULL;
-		step->len = 0;
 		hs->state = QUIC_HS_DONE;
-		break;
+		*pstep = NULL;
+		return 0;
 	}
 	*pstep = step;
 	return 0;
@@ -819,13 +854,136 @@ QUIC_EXPORT int quic_handshake_init(gnutls_session_t session,
 	return quic_hs_start(session, 0, pstep);
 }
 
+static void log_peer_close(int fd)
+{
+	struct quic_connection_close close;
+	socklen_t len = sizeof(close);
+
+	if (!quic_log_enabled(QUIC_LOG_ERROR))
+		return;
+	memset(&close, 0, sizeof(close));
+	if (getsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_CONNECTION_CLOSE, &close,
+		       &len) < 0 || !close.errcode)
+		return;
+	close.phrase[sizeof(close.phrase) - 1] = 0;
+	if (close.errcode >= QUIC_TRANSPORT_ERROR_CRYPTO &&
+	    close.errcode <= QUIC_TRANSPORT_ERROR_CRYPTO + 0xff)
+		quic_log(QUIC_LOG_ERROR, "the connection was closed with TLS alert %s (0x%x) %s",
+			 gnutls_alert_get_name(close.errcode & 0xff) ?: "?",
+			 close.errcode, close.phrase);
+	else
+		quic_log(QUIC_LOG_ERROR, "the connection was closed with error 0x%x %s",
+			 close.errcode, close.phrase);
+}
+
+/*
+ * The errno of a step's call that returned @retval < 0 (-1: errno, else a
+ * negative errno), or 0 when the call is to be made again.
+ */
+static int step_errno(ssize_t retval, int saved_errno)
+{
+	int err = retval == -1 ? saved_errno : (int)-retval;
+
+	if (retval < -4095 || err <= 0)
+		return -EINVAL;
+	if (err == EAGAIN || err == EWOULDBLOCK || err == EINTR)
+		return 0;
+	return -err;
+}
+
+/* The caller's socket call failed: the handshake is over. */
+static int hs_io_fail(struct quic_hs *hs, int err, const char *what)
+{
+	quic_log(QUIC_LOG_ERROR, "%s: %s during the handshake: %s", side(hs),
+		 what, strerror(-err));
+	if (err != -EPROTO)
+		log_peer_close(hs->fd);
+	hs->state = QUIC_HS_FAILED;
+	hs->result = err;
+	return err;
+}
+
+/* A SENDMSG step was made: drop what the socket took. */
+static int hs_sent(struct quic_hs *hs, ssize_t n, int saved_errno)
+{
+	struct quic_chunk *c = hs->head;
+
+	if (n < 0) {
+		int err = step_errno(n, saved_errno);
+
+		return err ? hs_io_fail(hs, err, "sendmsg") : 0;
+	}
+	if (!n || (size_t)n > c->len - c->sent)
+		return hs_io_fail(hs, n ? -EINVAL : -EIO, "sendmsg");
+	c->sent += (size_t)n;
+	if (c->sent < c->len)
+		return 0;	/* a SENDMSG step with the rest */
+	hs->head = c->next;
+	if (!hs->head)
+		hs->tail = NULL;
+	free(c->data);
+	free(c);
+	return 0;
+}
+
+/* A RECVMSG step was made: give GnuTLS the handshake bytes. */
+static int hs_received(struct quic_hs *hs, ssize_t n, int saved_errno)
+{
+	struct msghdr *msg = &hs->msg;
+	struct cmsghdr *cmsg;
+	int found = 0, ret;
+	uint8_t level = 0;
+
+	if (n < 0) {
+		int err = step_errno(n, saved_errno);
+
+		return err ? hs_io_fail(hs, err, "recvmsg") : 0;
+	}
+	if ((size_t)n > QUIC_RECV_BUF)
+		return hs_io_fail(hs, -EINVAL, "recvmsg");
+	if (msg->msg_flags & MSG_QUIC_NOTIFICATION)
+		return 0;	/* an event: not ours */
+	for (cmsg = CMSG_FIRSTHDR(msg); cmsg; cmsg = CMSG_NXTHDR(msg, cmsg)) {
+		if (cmsg->cmsg_level == SOL_QUIC &&
+		    cmsg->cmsg_type == QUIC_HANDSHAKE_INFO &&
+		    cmsg->cmsg_len >= CMSG_LEN(sizeof(struct quic_handshake_info))) {
+			struct quic_handshake_info info;
+
+			memcpy(&info, CMSG_DATA(cmsg), sizeof(info));
+			level = info.crypto_level;
+			found = 1;
+		}
+	}
+	if (!found) {
+		if (!n)
+			return hs_io_fail(hs, -ECONNRESET, "connection closed");
+		quic_log(QUIC_LOG_ERROR, "%s: %zd bytes of non-handshake data",
+			 side(hs), n);
+		return hs_io_fail(hs, -EPROTO, "recvmsg");
+	}
+	if (level >= QUIC_CRYPTO_MAX)
+		return hs_io_fail(hs, -EPROTO, "recvmsg (bad crypto level)");
+	if (!n)
+		return 0;
+	quic_log(QUIC_LOG_DEBUG, "%s: in %zd bytes at %s level", side(hs), n,
+		 level_name(level));
+	hs->state = QUIC_HS_RUN;
+	ret = gnutls_handshake_write(hs->session, level_to_gnutls(level),
+				     hs->rbuf, (size_t)n);
+	if (ret < 0)
+		return hs_fail(hs, ret);
+	if (hs->err)
+		return hs_fail(hs, GNUTLS_E_INTERNAL_ERROR);
+	return hs_handshake(hs);
+}
+
 QUIC_EXPORT int quic_handshake_step(gnutls_session_t session,
 				    struct quic_handshake_step **pstep)
 {
+	int saved_errno = errno;	/* of the caller's sendmsg/recvmsg */
 	struct quic_hs *hs = hs_find(session);
 	struct quic_handshake_step *step;
-	struct quic_chunk *c;
-	int ret;
+	int err;
 
 	if (!hs || !pstep)
 		return -EINVAL;
@@ -834,39 +992,21 @@ QUIC_EXPORT int quic_handshake_step(gnutls_session_t session,
 
 	switch (hs->state) {
 	case QUIC_HS_SEND:
-		c = hs->head;
-		hs->head = c->next;
-		if (!hs->head)
-			hs->tail = NULL;
-		free(c->data);
-		free(c);
+		err = hs_sent(hs, step->s_sendmsg.retval, saved_errno);
 		break;
 	case QUIC_HS_RECV:
-		if (!step->len)
-			break;
-		if (step->len > QUIC_RECV_BUF || step->level >= QUIC_CRYPTO_MAX)
-			return -EINVAL;
-		quic_log(QUIC_LOG_DEBUG, "%s: in %zu bytes at %s level", side(hs),
-			 step->len, level_name(step->level));
-		hs->state = QUIC_HS_RUN;
-		ret = gnutls_handshake_write(session, level_to_gnutls(step->level),
-					     step->data, step->len);
-		if (ret < 0)
-			return hs_fail(hs, ret);
-		if (hs->err)
-			return hs_fail(hs, GNUTLS_E_INTERNAL_ERROR);
-		ret = hs_handshake(hs);
-		if (ret)
-			return ret;
+		err = hs_received(hs, step->s_recvmsg.retval, saved_errno);
 		break;
 	case QUIC_HS_DONE:
-		*pstep = step;
 		return 0;
 	case QUIC_HS_FAILED:
 		return hs->result;
 	case QUIC_HS_RUN:
+	default:
 		return -EINVAL;
 	}
+	if (err)
+		return err;
 	return hs_next(hs, pstep);
 }
 
@@ -904,133 +1044,6 @@ static int wait_fd(int fd, short events, int64_t deadline)
 		if (n < 0 && errno != EINTR)
 			return -errno;
 	}
-}
-
-static int send_step(int fd, const struct quic_handshake_step *step,
-		     int64_t deadline)
-{
-	struct quic_handshake_info info = { .crypto_level = step->level };
-	union {
-		char buf[CMSG_SPACE(sizeof(struct quic_handshake_info))];
-		struct cmsghdr align;
-	} cbuf;
-	size_t off = 0;
-
-	while (off < step->len) {
-		struct iovec iov = { step->data + off, step->len - off };
-		struct msghdr msg = {
-			.msg_iov = &iov, .msg_iovlen = 1,
-			.msg_control = cbuf.buf, .msg_controllen = sizeof(cbuf.buf),
-		};
-		struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
-		ssize_t n;
-		int err;
-
-		memset(&cbuf, 0, sizeof(cbuf));
-		cmsg->cmsg_level = SOL_QUIC;
-		cmsg->cmsg_type = QUIC_HANDSHAKE_INFO;
-		cmsg->cmsg_len = CMSG_LEN(sizeof(info));
-		memcpy(CMSG_DATA(cmsg), &info, sizeof(info));
-
-		n = sendmsg(fd, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno != EAGAIN && errno != EWOULDBLOCK)
-				return -errno;
-			err = wait_fd(fd, POLLOUT, deadline);
-			if (err)
-				return err;
-			continue;
-		}
-		off += (size_t)n;
-	}
-	return 0;
-}
-
-static void log_peer_close(int fd)
-{
-	struct quic_connection_close close;
-	socklen_t len = sizeof(close);
-
-	if (!quic_log_enabled(QUIC_LOG_ERROR))
-		return;
-	memset(&close, 0, sizeof(close));
-	if (getsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_CONNECTION_CLOSE, &close,
-		       &len) < 0 || !close.errcode)
-		return;
-	close.phrase[sizeof(close.phrase) - 1] = 0;
-	if (close.errcode >= QUIC_TRANSPORT_ERROR_CRYPTO &&
-	    close.errcode <= QUIC_TRANSPORT_ERROR_CRYPTO + 0xff)
-		quic_log(QUIC_LOG_ERROR, "the connection was closed with TLS alert %s (0x%x) %s",
-			 gnutls_alert_get_name(close.errcode & 0xff) ?: "?",
-			 close.errcode, close.phrase);
-	else
-		quic_log(QUIC_LOG_ERROR, "the connection was closed with error 0x%x %s",
-			 close.errcode, close.phrase);
-}
-
-static int recv_step(int fd, struct quic_handshake_step *step, int64_t deadline)
-{
-	union {
-		char buf[CMSG_SPACE(sizeof(struct quic_handshake_info)) +
-			 CMSG_SPACE(sizeof(struct quic_stream_info))];
-		struct cmsghdr align;
-	} cbuf;
-	struct iovec iov = { step->data, step->len };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf.buf, .msg_controllen = sizeof(cbuf.buf),
-	};
-	struct cmsghdr *cmsg;
-	int found = 0, err;
-	uint8_t level = 0;
-	ssize_t n;
-
-	step->len = 0;
-	err = wait_fd(fd, POLLIN, deadline);
-	if (err) {
-		if (err == -ETIMEDOUT)
-			quic_log(QUIC_LOG_ERROR, "fd %d: handshake timed out", fd);
-		return err;
-	}
-	n = recvmsg(fd, &msg, MSG_DONTWAIT);
-	if (n < 0) {
-		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
-			return 0;
-		err = -errno;
-		quic_log(QUIC_LOG_ERROR, "fd %d: recvmsg during the handshake: %s",
-			 fd, strerror(errno));
-		log_peer_close(fd);
-		return err;
-	}
-	if (msg.msg_flags & MSG_QUIC_NOTIFICATION)
-		return 0;	/* an event: not ours */
-	for (cmsg = CMSG_FIRSTHDR(&msg); cmsg; cmsg = CMSG_NXTHDR(&msg, cmsg)) {
-		if (cmsg->cmsg_level == SOL_QUIC &&
-		    cmsg->cmsg_type == QUIC_HANDSHAKE_INFO &&
-		    cmsg->cmsg_len >= CMSG_LEN(sizeof(struct quic_handshake_info))) {
-			struct quic_handshake_info info;
-
-			memcpy(&info, CMSG_DATA(cmsg), sizeof(info));
-			level = info.crypto_level;
-			found = 1;
-		}
-	}
-	if (!found) {
-		if (!n) {
-			quic_log(QUIC_LOG_ERROR, "fd %d: connection closed during the handshake",
-				 fd);
-			log_peer_close(fd);
-			return -ECONNRESET;
-		}
-		quic_log(QUIC_LOG_ERROR, "fd %d: %zd bytes of non-handshake data during the handshake",
-			 fd, n);
-		return -EPROTO;
-	}
-	step->len = (size_t)n;
-	step->level = level;
-	return 0;
 }
 
 static int handshake_timeout_ms(int fd)
@@ -1079,19 +1092,30 @@ int quic_hs_run_blocking(gnutls_session_t session, unsigned int flags,
 	int fd = gnutls_transport_get_int(session);
 	struct quic_handshake_step *step;
 	int64_t deadline;
+	ssize_t n;
 	int err;
 
 	deadline = now_ms() + handshake_timeout_ms(fd);
 	err = quic_hs_start(session, flags, &step);
-	while (!err && step->op != QUIC_HANDSHAKE_STEP_DONE) {
-		if (step->op == QUIC_HANDSHAKE_STEP_SEND)
-			err = send_step(fd, step, deadline);
-		else
-			err = recv_step(fd, step, deadline);
-		if (err)
-			break;
+	while (!err && step) {
+		if (step->op == QUIC_HANDSHAKE_STEP_OP_SENDMSG) {
+			n = sendmsg(fd, step->s_sendmsg.msg, step->s_sendmsg.flags);
+			if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+				err = wait_fd(fd, POLLOUT, deadline);
+				continue;
+			}
+			step->s_sendmsg.retval = n < 0 ? -errno : n;
+		} else {
+			err = wait_fd(fd, POLLIN, deadline);
+			if (err)
+				continue;
+			n = recvmsg(fd, step->s_recvmsg.msg, step->s_recvmsg.flags);
+			step->s_recvmsg.retval = n < 0 ? -errno : n;
+		}
 		err = quic_handshake_step(session, &step);
 	}
+	if (err == -ETIMEDOUT)
+		quic_log(QUIC_LOG_ERROR, "fd %d: handshake timed out", fd);
 	if (!err && !session_is_server(session)) {
 		struct quic_config config;
 

@@ -12,7 +12,7 @@
 
 #include "internal.h"
 
-static void (*log_func)(int level, const char *msg);
+static quic_set_log_func_t log_func;
 static int log_level;		/* 0: nothing */
 static int log_stderr;		/* QUIC_LOG was set */
 static pthread_once_t log_once = PTHREAD_ONCE_INIT;
@@ -30,22 +30,30 @@ static void log_init(void)
 	}
 }
 
-QUIC_EXPORT void quic_set_log_func(void (*func)(int level, const char *msg))
+QUIC_EXPORT quic_set_log_func_t quic_set_log_func(quic_set_log_func_t func)
 {
+	quic_set_log_func_t old;
+
 	pthread_once(&log_once, log_init);
 	pthread_mutex_lock(&log_lock);
+	old = log_func;
 	log_func = func;
 	if (func && !log_level)
 		log_level = QUIC_LOG_ERROR;
 	pthread_mutex_unlock(&log_lock);
+	return old;
 }
 
-QUIC_EXPORT void quic_set_log_level(int level)
+QUIC_EXPORT int quic_set_log_level(int level)
 {
+	int old;
+
 	pthread_once(&log_once, log_init);
 	pthread_mutex_lock(&log_lock);
+	old = log_level;
 	log_level = level;
 	pthread_mutex_unlock(&log_lock);
+	return old;
 }
 
 int quic_log_enabled(int level)
@@ -61,7 +69,7 @@ int quic_log_enabled(int level)
 
 void quic_log(int level, const char *fmt, ...)
 {
-	void (*func)(int level, const char *msg);
+	quic_set_log_func_t func;
 	char msg[512];
 	va_list ap;
 

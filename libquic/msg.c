@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * quic_sendmsg()/quic_recvmsg(): stream data with the QUIC_STREAM_INFO cmsg.
+ * Like sendmsg()/recvmsg(), they return -1 with errno set on failure.
  */
 
 #include <errno.h>
@@ -8,14 +9,19 @@
 
 #include "internal.h"
 
+/* The bits of quic_sendmsg()'s flags that go in the QUIC_STREAM_INFO cmsg;
+ * the rest are sendmsg() flags.
+ */
+#define QUIC_STREAM_FLAGS	(MSG_QUIC_STREAM_NEW | MSG_QUIC_STREAM_FIN | \
+				 MSG_QUIC_STREAM_UNI | MSG_QUIC_STREAM_DONTWAIT | \
+				 MSG_QUIC_STREAM_SNDBLOCK)
+
 QUIC_EXPORT ssize_t quic_sendmsg(int sockfd, const void *msg, size_t len,
 				 int64_t sid, uint32_t flags)
 {
 	struct quic_stream_info info = {
 		.stream_id = sid,
-		.stream_flags = flags & (MSG_QUIC_STREAM_NEW | MSG_QUIC_STREAM_FIN |
-					 MSG_QUIC_STREAM_UNI | MSG_QUIC_STREAM_DONTWAIT |
-					 MSG_QUIC_STREAM_SNDBLOCK),
+		.stream_flags = flags & QUIC_STREAM_FLAGS,
 	};
 	union {
 		char buf[CMSG_SPACE(sizeof(struct quic_stream_info))];
@@ -27,7 +33,6 @@ QUIC_EXPORT ssize_t quic_sendmsg(int sockfd, const void *msg, size_t len,
 		.msg_control = cbuf.buf, .msg_controllen = sizeof(cbuf.buf),
 	};
 	struct cmsghdr *cmsg;
-	ssize_t n;
 
 	memset(&cbuf, 0, sizeof(cbuf));
 	cmsg = CMSG_FIRSTHDR(&mh);
@@ -36,8 +41,7 @@ QUIC_EXPORT ssize_t quic_sendmsg(int sockfd, const void *msg, size_t len,
 	cmsg->cmsg_len = CMSG_LEN(sizeof(info));
 	memcpy(CMSG_DATA(cmsg), &info, sizeof(info));
 
-	n = sendmsg(sockfd, &mh, (int)flags);
-	return n < 0 ? -errno : n;
+	return sendmsg(sockfd, &mh, (int)(flags & ~QUIC_STREAM_FLAGS));
 }
 
 QUIC_EXPORT ssize_t quic_recvmsg(int sockfd, void *msg, size_t len,
@@ -59,7 +63,7 @@ QUIC_EXPORT ssize_t quic_recvmsg(int sockfd, void *msg, size_t len,
 
 	n = recvmsg(sockfd, &mh, flags ? (int)*flags : 0);
 	if (n < 0)
-		return -errno;
+		return -1;	/* errno from recvmsg() */
 	for (cmsg = CMSG_FIRSTHDR(&mh); cmsg; cmsg = CMSG_NXTHDR(&mh, cmsg)) {
 		if (cmsg->cmsg_level == SOL_QUIC &&
 		    cmsg->cmsg_type == QUIC_STREAM_INFO &&

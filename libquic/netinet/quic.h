@@ -8,15 +8,20 @@
  * QUIC_HANDSHAKE_INFO cmsg, installs the traffic secrets with
  * setsockopt(QUIC_SOCKOPT_CRYPTO_SECRET) and exchanges the transport
  * parameters extension (0x39).  The exact contract with the kernel is in
- * libquic/README.md.
+ * libquic/README.md.  The declarations are those of the reference library
+ * of draft-lxin-quic-socket-apis, so programs written for it build
+ * unchanged with -lquic.
  *
- * Return values: every int/ssize_t function returns a negative errno on
- * failure.  Handshakes return:
- *   -EINVAL       bad arguments (e.g. no host name given to a client that
- *                 verifies certificates), or a malformed PSK file
- *   -ENOENT       a certificate, key or PSK file cannot be read
- *   -EKEYREJECTED authentication failed: the server certificate chain or
- *                 host name did not verify, or the PSK did not match
+ * Return values.  quic_sendmsg() and quic_recvmsg() return -1 and set errno
+ * on failure, as sendmsg()/recvmsg() do.  Every other int function returns
+ * 0 on success and a negative errno on failure.  The handshakes return:
+ *   -EINVAL       bad arguments, a malformed PSK file, certificate_request
+ *                 in PSK mode, or a payload_cipher_type that is no QUIC
+ *                 cipher
+ *   -ENOENT       a certificate, key, CA or PSK file cannot be read
+ *   -EKEYREJECTED authentication failed: a certificate chain or host name
+ *                 did not verify, a required client certificate was
+ *                 missing, or the PSK did not match
  *   -EPROTO       any other TLS failure (no common ALPN, cipher suite or
  *                 group, missing transport parameters, unexpected message)
  *   -ETIMEDOUT    the handshake did not finish in time (see below)
@@ -33,6 +38,11 @@
  * quic_handshake() give up with -ETIMEDOUT when the whole handshake takes
  * longer than the socket's SO_RCVTIMEO, or 30 seconds when it is not set.
  *
+ * Environment: QUIC_CA_FILE names a PEM file of CA certificates that
+ * quic_client_handshake() and quic_server_handshake() trust instead of the
+ * system trust store (ignored in setuid programs: secure_getenv()).
+ * QUIC_LOG prints messages on stderr (see quic_set_log_func()).
+ *
  * Messages: the library never prints by itself.  Set a log function with
  * quic_set_log_func(), or set the environment variable QUIC_LOG to a level
  * (1 errors, 2 progress, 3 debug) to have messages printed on stderr when no
@@ -48,25 +58,51 @@
 #include <sys/socket.h>
 #include <linux/quic.h>
 #include <gnutls/gnutls.h>
+#include <gnutls/abstract.h>
+
+#ifndef SOL_QUIC
+#define SOL_QUIC	288
+#endif
+#ifndef IPPROTO_QUIC
+#define IPPROTO_QUIC	261
+#endif
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /*
+ * The GnuTLS priority string of quic_client_handshake() and
+ * quic_server_handshake() (with only the socket's payload_cipher_type when
+ * it has one), and a good base for callers building their own session:
+ * TLS 1.3 only, certificates, PSK and (EC)DHE-PSK key exchange, the four
+ * ciphers QUIC packet protection has (RFC 9001 5.3), the groups P-256,
+ * X25519, P-384 and P-521, and no middlebox compatibility mode (RFC 9001
+ * 8.4).
+ */
+#define QUIC_PRIORITY \
+	"NORMAL:-VERS-ALL:+VERS-TLS1.3:+PSK:+ECDHE-PSK:" \
+	"-CIPHER-ALL:+AES-128-GCM:+AES-256-GCM:+CHACHA20-POLY1305:+AES-128-CCM:" \
+	"-GROUP-ALL:+GROUP-SECP256R1:+GROUP-X25519:+GROUP-SECP384R1:" \
+	"+GROUP-SECP521R1:%DISABLE_TLS13_COMPAT_MODE"
+
+/*
  * quic_client_handshake - run the client handshake on a connected socket
  * @sockfd:    IPPROTO_QUIC socket, connect()ed
  * @pkey_file: NULL: certificate mode.  Otherwise a PSK file (format below):
  *             the first entry's identity and key are used.
- * @hostname:  certificate mode: the server name, sent as SNI (unless an IP
- *             literal) and checked against the certificate; required.
+ * @hostname:  the server name, sent as SNI (unless an IP literal) and, in
+ *             certificate mode, checked against the certificate; or NULL.
  * @alpns:     comma-separated ALPN list ("h3,hq-interop"), or NULL to use
  *             the socket's QUIC_SOCKOPT_ALPN list (if any).
  *
- * In certificate mode the server's chain is always verified against the
- * system trust store, and its host name against @hostname.  Callers that
- * need another CA file, client certificates or no verification at all set
- * up their own gnutls session and credentials and call quic_handshake().
+ * Certificate mode with a @hostname: the server's chain is verified against
+ * the system trust store (or the CA file of QUIC_CA_FILE), and its name
+ * against @hostname.  With @hostname NULL the caller opted out of the name
+ * check: no SNI is sent and no name is checked; the chain is verified only
+ * when QUIC_CA_FILE names a CA file, and not at all otherwise.  Callers
+ * that need client certificates or other trust rules set up their own
+ * gnutls session and call quic_handshake().
  *
  * Resumption: if the socket holds session data (setsockopt
  * QUIC_SOCKOPT_SESSION_TICKET with the bytes from quic_session_get_data()
@@ -76,6 +112,8 @@ extern "C" {
  * offered ciphers to that one; receive_session_ticket makes the call
  * return only once the server's NewSessionTicket has arrived (or fail
  * with -ETIMEDOUT), so that quic_session_get_data() has a ticket.
+ *
+ * Returns 0, or a negative errno (the list at the top of this file).
  */
 int quic_client_handshake(int sockfd, const char *pkey_file,
 			  const char *hostname, const char *alpns);
@@ -87,15 +125,19 @@ int quic_client_handshake(int sockfd, const char *pkey_file,
  * @alpns:     comma-separated ALPN list in the server's order of preference,
  *             or NULL to use the socket's QUIC_SOCKOPT_ALPN list (if any).
  *
- * Session tickets are issued with the key found in the socket's
- * QUIC_SOCKOPT_SESSION_TICKET (64 bytes), or else with a random key that
- * lives as long as the process.
+ * Session tickets are issued with the ticket key of the socket's
+ * getsockopt(QUIC_SOCKOPT_SESSION_TICKET) (the one the application set on
+ * the listener, or one the kernel generated), or else with a random key
+ * that lives as long as the process.
  *
  * The socket's QUIC_SOCKOPT_CONFIG: payload_cipher_type limits the
  * accepted ciphers to that one; certificate_request 1 asks the client for
  * a certificate, 2 requires one, and a certificate sent is verified
- * against the system trust store (-EKEYREJECTED if it fails, -EINVAL in
- * PSK mode).
+ * against the system trust store, or the CA file of QUIC_CA_FILE
+ * (-EKEYREJECTED if it fails or a required one is missing; -EINVAL in PSK
+ * mode).
+ *
+ * Returns 0, or a negative errno (the list at the top of this file).
  */
 int quic_server_handshake(int sockfd, const char *pkey_file,
 			  const char *cert_file, const char *alpns);
@@ -108,79 +150,68 @@ int quic_server_handshake(int sockfd, const char *pkey_file,
  */
 
 /*
- * quic_handshake - run the handshake on a caller-built gnutls session
- *
- * The session must have been created with gnutls_init(GNUTLS_CLIENT or
- * GNUTLS_SERVER | GNUTLS_NO_END_OF_EARLY_DATA), have its credentials and
- * priorities set (TLS 1.3 only; see QUIC_PRIORITY below), ALPNs set if
- * wanted (gnutls_alpn_set_protocols() or quic_session_set_alpn()), and the
- * socket attached with gnutls_transport_set_int(session, sockfd).  libquic
- * replaces the session's transport pull/push functions and installs its
- * QUIC hooks; it does not touch credentials, verification or priorities.
- * Of the socket's QUIC_SOCKOPT_CONFIG it applies certificate_request to a
- * server session (gnutls_certificate_server_set_request(); verification
- * stays the caller's), fails (-EPROTO) when another cipher than
- * payload_cipher_type is negotiated, and on a client honours
- * receive_session_ticket as quic_client_handshake() does (the step API
- * below does not wait for the ticket).
- * Blocks until the handshake is done, fails, or times out.
- */
-int quic_handshake(gnutls_session_t session);
-
-/* The priority string quic_client/server_handshake() use; a good base for
- * callers building their own session (add ":+ECDHE-PSK:+PSK" for PSK).
- */
-#define QUIC_PRIORITY \
-	"NORMAL:-VERS-ALL:+VERS-TLS1.3:-CIPHER-ALL:+AES-128-GCM:+AES-256-GCM:" \
-	"+CHACHA20-POLY1305:-GROUP-ALL:+GROUP-X25519:+GROUP-SECP256R1:" \
-	"%DISABLE_TLS13_COMPAT_MODE"
-
-/*
  * Non-blocking handshake, driven by the caller (tlshd and other event
- * loops).  libquic still makes the setsockopt()/getsockopt() calls on the
- * socket of gnutls_transport_get_int(session) (secrets, transport
- * parameters, ALPN, CONNECTION_CLOSE: none of them blocks); the caller
- * moves the handshake bytes:
+ * loops).  The library describes each socket call to make in a step; the
+ * caller makes it on the session's socket and reports the result:
  *
  *	struct quic_handshake_step *step;
  *	int err = quic_handshake_init(session, &step);
  *
- *	while (!err && step->op != QUIC_HANDSHAKE_STEP_DONE) {
- *		if (step->op == QUIC_HANDSHAKE_STEP_SEND)
- *			send all step->len bytes of step->data at step->level
- *			(sendmsg with a QUIC_HANDSHAKE_INFO cmsg);
- *		else	// QUIC_HANDSHAKE_STEP_RECV
- *			wait for the socket to be readable, recvmsg() at most
- *			step->len bytes into step->data, then set step->len to
- *			the count and step->level to the cmsg's crypto_level;
+ *	while (!err && step) {
+ *		if (step->op == QUIC_HANDSHAKE_STEP_OP_SENDMSG)
+ *			step->s_sendmsg.retval = sendmsg(fd,
+ *				step->s_sendmsg.msg, step->s_sendmsg.flags);
+ *		else
+ *			step->s_recvmsg.retval = recvmsg(fd,
+ *				step->s_recvmsg.msg, step->s_recvmsg.flags);
  *		err = quic_handshake_step(session, &step);
  *	}
  *	quic_handshake_deinit(session);
  *
- * A RECV step completed with step->len = 0 is allowed (nothing arrived);
- * the same RECV step comes back.  If the caller's own I/O fails it just
- * stops and calls quic_handshake_deinit().  On failure both functions
- * return a negative errno (the list at the top of this file) and have
- * already set QUIC_SOCKOPT_CONNECTION_CLOSE when TLS failed; *pstep is then
- * NULL.  The step memory belongs to libquic and stays valid until the next
- * call.  quic_handshake_deinit() frees libquic's state for the session (not
- * the session itself) and may be called at any time.
+ * A NULL step with 0 returned means the handshake is complete (keys
+ * installed, ALPN set).  SENDMSG steps carry handshake bytes of one level
+ * with a QUIC_HANDSHAKE_INFO cmsg; RECVMSG steps a 64 KiB buffer and room
+ * for the cmsgs.  The flags are MSG_DONTWAIT (and MSG_NOSIGNAL to send):
+ * an event loop waits for POLLOUT/POLLIN first; a retval of -1 with errno
+ * EAGAIN, EWOULDBLOCK or EINTR (or -EAGAIN, -EINTR stored directly) gives
+ * the same step back.  retval is what the call returned: the byte count,
+ * or -1 with errno still set (or a negative errno).  A short send gives a
+ * SENDMSG step with the rest.  Any other failure ends the handshake with
+ * that errno.  The session's socket is gnutls_transport_get_int(session);
+ * libquic still makes the setsockopt()/getsockopt() calls on it itself
+ * (secrets, transport parameters, ALPN, CONNECTION_CLOSE: none blocks).
+ *
+ * Both functions return 0 or a negative errno (the list at the top of this
+ * file; *pstep is then NULL, and QUIC_SOCKOPT_CONNECTION_CLOSE is already
+ * set when TLS failed).  The step and its msghdr belong to libquic and stay
+ * valid until the next call.  The step API keeps no time (the caller
+ * does) and does not wait for a session ticket (receive_session_ticket).
+ * quic_handshake_deinit() frees libquic's state for the session (not the
+ * session itself) and may be called at any time.
  */
 enum quic_handshake_step_op {
-	QUIC_HANDSHAKE_STEP_SEND = 1,	/* send data[0..len) at level */
-	QUIC_HANDSHAKE_STEP_RECV,	/* receive into data[0..len), report
-					 * len and level
-					 */
-	QUIC_HANDSHAKE_STEP_DONE,	/* handshake complete, keys installed */
+	QUIC_HANDSHAKE_STEP_OP_SENDMSG = 1,
+	QUIC_HANDSHAKE_STEP_OP_RECVMSG,
+};
+
+struct quic_handshake_step_sendmsg {
+	const struct msghdr *msg;
+	int flags;
+	ssize_t retval;
+};
+
+struct quic_handshake_step_recvmsg {
+	struct msghdr *msg;
+	int flags;
+	ssize_t retval;
 };
 
 struct quic_handshake_step {
 	enum quic_handshake_step_op op;
-	uint8_t level;		/* enum quic_crypto_level of the bytes */
-	uint8_t *data;		/* SEND: bytes to send; RECV: buffer */
-	size_t len;		/* SEND: byte count; RECV: in: buffer size,
-				 * out (set by the caller): bytes received
-				 */
+	union {
+		struct quic_handshake_step_sendmsg s_sendmsg;
+		struct quic_handshake_step_recvmsg s_recvmsg;
+	};
 };
 
 int quic_handshake_init(gnutls_session_t session,
@@ -188,6 +219,26 @@ int quic_handshake_init(gnutls_session_t session,
 int quic_handshake_step(gnutls_session_t session,
 			struct quic_handshake_step **pstep);
 void quic_handshake_deinit(gnutls_session_t session);
+
+/*
+ * quic_handshake - run the handshake on a caller-built gnutls session
+ *
+ * The session must have been created with gnutls_init(GNUTLS_CLIENT or
+ * GNUTLS_SERVER | GNUTLS_NO_END_OF_EARLY_DATA), have its credentials and
+ * priorities set (TLS 1.3 only; see QUIC_PRIORITY), ALPNs set if wanted
+ * (gnutls_alpn_set_protocols() or quic_session_set_alpn()), and the socket
+ * attached with gnutls_transport_set_int(session, sockfd).  libquic
+ * replaces the session's transport pull/push functions and installs its
+ * QUIC hooks; it does not touch credentials, verification or priorities.
+ * Of the socket's QUIC_SOCKOPT_CONFIG it applies certificate_request to a
+ * server session (gnutls_certificate_server_set_request(); verification
+ * stays the caller's), fails (-EPROTO) when another cipher than
+ * payload_cipher_type is negotiated, and on a client honours
+ * receive_session_ticket as quic_client_handshake() does.
+ * Blocks until the handshake is done, fails, or times out: the step API
+ * with poll(), sendmsg() and recvmsg().  Returns 0 or a negative errno.
+ */
+int quic_handshake(gnutls_session_t session);
 
 /*
  * Session data (resumption).
@@ -200,6 +251,7 @@ void quic_handshake_deinit(gnutls_session_t session);
  * With data NULL, get_data stores the size needed in *size and returns 0;
  * a too small buffer gives -ENOSPC (and the size needed in *size).
  * 0-RTT (early data) is not supported yet.
+ * Both return 0 or a negative errno.
  */
 int quic_session_get_data(gnutls_session_t session, void *data, size_t *size);
 int quic_session_set_data(gnutls_session_t session, const void *data,
@@ -209,24 +261,31 @@ int quic_session_set_data(gnutls_session_t session, const void *data,
  * ALPN.  set: @data is a comma-separated list of @size bytes (no NUL
  * needed).  get: after the handshake, the negotiated protocol, NUL
  * terminated, *size set to its length without the NUL; -ENOENT if none was
- * negotiated, -ENOSPC if the buffer is too small.
+ * negotiated, -ENOSPC if the buffer is too small.  Both return 0 or a
+ * negative errno.
  */
 int quic_session_get_alpn(gnutls_session_t session, void *data, size_t *size);
 int quic_session_set_alpn(gnutls_session_t session, const void *data,
 			  size_t size);
 
 /*
- * Stream data.  quic_sendmsg() sends @len bytes on stream @sid (-1 with
+ * Stream data, like sendmsg()/recvmsg(): the byte count, or -1 with errno
+ * set.
+ *
+ * quic_sendmsg() sends @len bytes on stream @sid (-1 with
  * MSG_QUIC_STREAM_NEW opens the next bidirectional stream, with
- * MSG_QUIC_STREAM_UNI too the next unidirectional one): it passes a
- * QUIC_STREAM_INFO cmsg {stream_id = sid, stream_flags = the
- * MSG_QUIC_STREAM_* bits of flags} and all of @flags as the sendmsg() flags
- * (so MSG_DONTWAIT, MSG_QUIC_DATAGRAM, ... work too).  quic_recvmsg() receives: *flags (if
- * flags is not NULL) is passed in as the recvmsg() flags (MSG_DONTWAIT,
- * ...); on return it holds the message flags ORed with the stream_flags of
- * the QUIC_STREAM_INFO cmsg (MSG_QUIC_STREAM_FIN on a stream's last chunk,
- * MSG_QUIC_DATAGRAM, MSG_QUIC_NOTIFICATION), and *sid the stream id, or -1
- * when the message carries no stream (datagram, event).
+ * MSG_QUIC_STREAM_UNI too the next unidirectional one).  The stream flags
+ * of @flags (MSG_QUIC_STREAM_NEW, _FIN, _UNI, _DONTWAIT, _SNDBLOCK) go in
+ * the QUIC_STREAM_INFO cmsg {stream_id = sid, stream_flags}; the other
+ * bits of @flags are the sendmsg() flags (MSG_DONTWAIT, MSG_NOSIGNAL,
+ * MSG_QUIC_DATAGRAM, ...).
+ *
+ * quic_recvmsg() receives: *flags (if flags is not NULL) is passed in as
+ * the recvmsg() flags (MSG_DONTWAIT, MSG_PEEK, ...); on return it holds the
+ * message flags ORed with the stream_flags of the QUIC_STREAM_INFO cmsg
+ * (MSG_QUIC_STREAM_FIN on a stream's last chunk, MSG_QUIC_DATAGRAM,
+ * MSG_QUIC_NOTIFICATION), and *sid (if not NULL) the stream id, or -1 when
+ * the message carries no stream (datagram, event).
  */
 ssize_t quic_sendmsg(int sockfd, const void *msg, size_t len, int64_t sid,
 		     uint32_t flags);
@@ -236,15 +295,19 @@ ssize_t quic_recvmsg(int sockfd, void *msg, size_t len, int64_t *sid,
 /*
  * Logging.  Levels: QUIC_LOG_ERROR (why a handshake failed),
  * QUIC_LOG_INFO (progress: suite, ALPN, keys installed), QUIC_LOG_DEBUG
- * (every message and socket call).  quic_set_log_func(NULL) restores the
+ * (every message and socket call); a higher level includes the lower ones.
+ * quic_set_log_func() returns the previous function; NULL restores the
  * default (print on stderr only if QUIC_LOG is set in the environment).
+ * Setting a function while the level is 0 (nothing) raises it to
+ * QUIC_LOG_ERROR.  quic_set_log_level() returns the previous level.
  */
 #define QUIC_LOG_ERROR	1
 #define QUIC_LOG_INFO	2
 #define QUIC_LOG_DEBUG	3
 
-void quic_set_log_func(void (*func)(int level, const char *msg));
-void quic_set_log_level(int level);
+typedef void (*quic_set_log_func_t)(int level, const char *msg);
+quic_set_log_func_t quic_set_log_func(quic_set_log_func_t func);
+int quic_set_log_level(int level);
 
 #ifdef __cplusplus
 }

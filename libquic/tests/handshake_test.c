@@ -196,6 +196,8 @@ struct conn {
 	struct quic_config ccfg, scfg;	/* QUIC_SOCKOPT_CONFIG of each side */
 	int timeout;			/* SO_RCVTIMEO, seconds; 0: 10 */
 	double seconds;
+	const uint8_t *skey;		/* server: QUIC_SOCKOPT_SESSION_TICKET */
+	size_t skey_len;
 };
 
 static void set_timeout(int fd, int sec)
@@ -218,6 +220,8 @@ static void conn_run(struct conn *cn)
 	cn->srv.server = 1;
 	cn->c->config = cn->ccfg;
 	cn->s->config = cn->scfg;
+	memcpy(cn->s->ticket, cn->skey, cn->skey_len);
+	cn->s->ticket_len = cn->skey_len;
 	set_timeout(cn->c->fd, cn->timeout ? cn->timeout : 10);
 	set_timeout(cn->s->fd, cn->timeout ? cn->timeout : 10);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -540,8 +544,138 @@ static void test_verify(void)
 		      GNUTLS_A_UNKNOWN_CA);
 	conn_free(&cn);
 
-	ok(quic_client_handshake(0, NULL, NULL, "h3") == -EINVAL,
-	   "quic_client_handshake without host name or PSK gives -EINVAL");
+}
+
+/*
+ * quic_client_handshake() with a NULL host name: no SNI, no name check, the
+ * chain verified only with QUIC_CA_FILE.  QUIC_CA_FILE replaces the system
+ * store for a host name too.
+ */
+static void test_no_hostname(void)
+{
+	struct conn cn;
+	char name[256];
+	size_t len = sizeof(name);
+	unsigned int type;
+
+	default_sides(&cn, MODE_WRAPPER, MODE_SESSION);
+	cn.cli.host = NULL;
+	cn.srv.keep_session = 1;
+	conn_run(&cn);
+	check_success(&cn, "NULL host name, no QUIC_CA_FILE", TLS_CIPHER_AES_GCM_128, NULL);
+	ok(cn.srv.session &&
+	   gnutls_server_name_get(cn.srv.session, name, &len, &type, 0) ==
+	   GNUTLS_E_REQUESTED_DATA_NOT_AVAILABLE,
+	   "NULL host name: no SNI sent");
+	conn_free(&cn);
+
+	setenv("QUIC_CA_FILE", path("other-ca.pem"), 1);
+	default_sides(&cn, MODE_WRAPPER, MODE_WRAPPER);
+	cn.cli.host = NULL;
+	conn_run(&cn);
+	check_failure(&cn, "NULL host name, QUIC_CA_FILE of another CA", 0,
+		      EKEYREJECTED, GNUTLS_A_UNKNOWN_CA);
+	conn_free(&cn);
+
+	setenv("QUIC_CA_FILE", path("ca.pem"), 1);
+	default_sides(&cn, MODE_WRAPPER, MODE_WRAPPER);
+	cn.cli.host = NULL;
+	conn_run(&cn);
+	check_success(&cn, "NULL host name, QUIC_CA_FILE of the server's CA",
+		      TLS_CIPHER_AES_GCM_128, NULL);
+	conn_free(&cn);
+
+	default_sides(&cn, MODE_WRAPPER, MODE_WRAPPER);
+	conn_run(&cn);
+	check_success(&cn, "host name, QUIC_CA_FILE of the server's CA",
+		      TLS_CIPHER_AES_GCM_128, NULL);
+	conn_free(&cn);
+
+	default_sides(&cn, MODE_WRAPPER, MODE_WRAPPER);
+	cn.cli.host = "wrong.example";
+	conn_run(&cn);
+	check_failure(&cn, "wrong host name, QUIC_CA_FILE of the server's CA", 0,
+		      EKEYREJECTED, GNUTLS_A_BAD_CERTIFICATE);
+	conn_free(&cn);
+
+	setenv("QUIC_CA_FILE", path("missing-ca.pem"), 1);
+	ok(quic_client_handshake(0, NULL, "localhost", NULL) == -ENOENT,
+	   "QUIC_CA_FILE that cannot be read: -ENOENT");
+	unsetenv("QUIC_CA_FILE");
+}
+
+/* QUIC_PRIORITY is what API.md says, and GnuTLS 3.7 takes it. */
+static void test_priority(void)
+{
+	static const unsigned int want_ciphers[] = {
+		GNUTLS_CIPHER_AES_128_GCM, GNUTLS_CIPHER_AES_256_GCM,
+		GNUTLS_CIPHER_CHACHA20_POLY1305, GNUTLS_CIPHER_AES_128_CCM,
+	};
+	static const unsigned int want_groups[] = {
+		GNUTLS_GROUP_SECP256R1, GNUTLS_GROUP_X25519,
+		GNUTLS_GROUP_SECP384R1, GNUTLS_GROUP_SECP521R1,
+	};
+	const unsigned int *list;
+	gnutls_priority_t prio;
+	const char *err = NULL;
+	int n, i, good, psk = 0, ecdhe_psk = 0;
+
+	n = gnutls_priority_init(&prio, QUIC_PRIORITY, &err);
+	ok(n == 0, "QUIC_PRIORITY: gnutls_priority_init accepts it (GnuTLS %s)",
+	   gnutls_check_version(NULL));
+	if (n)
+		return;
+	n = gnutls_priority_cipher_list(prio, &list);
+	good = n == 4;
+	for (i = 0; good && i < n; i++)
+		good = list[i] == want_ciphers[i];
+	ok(good, "QUIC_PRIORITY: ciphers AES-128-GCM, AES-256-GCM, CHACHA20-POLY1305, AES-128-CCM");
+	n = gnutls_priority_group_list(prio, &list);
+	good = n == 4;
+	for (i = 0; good && i < n; i++)
+		good = list[i] == want_groups[i];
+	ok(good, "QUIC_PRIORITY: groups SECP256R1, X25519, SECP384R1, SECP521R1");
+	n = gnutls_priority_protocol_list(prio, &list);
+	ok(n == 1 && list[0] == GNUTLS_TLS1_3, "QUIC_PRIORITY: TLS 1.3 only");
+	n = gnutls_priority_kx_list(prio, &list);
+	for (i = 0; i < n; i++) {
+		psk |= list[i] == GNUTLS_KX_PSK;
+		ecdhe_psk |= list[i] == GNUTLS_KX_ECDHE_PSK;
+	}
+	ok(psk && ecdhe_psk, "QUIC_PRIORITY: PSK and ECDHE-PSK key exchange");
+	ok(strstr(QUIC_PRIORITY, "%DISABLE_TLS13_COMPAT_MODE") != NULL,
+	   "QUIC_PRIORITY: middlebox compatibility mode off");
+	gnutls_priority_deinit(prio);
+}
+
+static int log_a_calls;
+
+static void log_a(int level, const char *msg)
+{
+	(void)level;
+	(void)msg;
+	log_a_calls++;
+}
+
+/* The log setters return the previous function and level. */
+static void test_log_setters(void)
+{
+	quic_set_log_func_t old;
+	int level;
+
+	old = quic_set_log_func(log_a);
+	ok(quic_set_log_func(NULL) == log_a && quic_set_log_func(old) == NULL,
+	   "quic_set_log_func returns the previous function");
+	level = quic_set_log_level(QUIC_LOG_DEBUG);
+	ok(quic_set_log_level(QUIC_LOG_INFO) == QUIC_LOG_DEBUG &&
+	   quic_set_log_level(level) == QUIC_LOG_INFO,
+	   "quic_set_log_level returns the previous level");
+	quic_set_log_func(log_a);
+	level = quic_set_log_level(QUIC_LOG_ERROR);
+	quic_client_handshake(0, path("missing-psk.txt"), NULL, NULL);
+	ok(log_a_calls > 0, "the log function set gets the messages (%d)", log_a_calls);
+	quic_set_log_level(level);
+	quic_set_log_func(old);
 }
 
 static void test_alpn(void)
@@ -699,6 +833,62 @@ static void test_resumption(void)
 	fk_pair_free(cn2.c, cn2.s);
 }
 
+/*
+ * A ticket from a quic_server_handshake() whose socket has the ticket key
+ * @k1, used on one whose socket has @k2: 1 resumed, 0 not, -1 failed.
+ */
+static int ticket_resumes(const uint8_t *k1, size_t l1, const uint8_t *k2,
+			  size_t l2)
+{
+	uint8_t data[8192];
+	size_t len = sizeof(data);
+	struct conn cn;
+	int resumed;
+
+	default_sides(&cn, MODE_SESSION, MODE_WRAPPER);
+	cn.cli.keep_session = 1;
+	cn.skey = k1;
+	cn.skey_len = l1;
+	conn_run(&cn);
+	if (cn.cli.ret || cn.srv.ret ||
+	    quic_session_get_data(cn.cli.session, data, &len)) {
+		conn_free(&cn);
+		return -1;
+	}
+	conn_free(&cn);
+	default_sides(&cn, MODE_SESSION, MODE_WRAPPER);
+	cn.cli.data = data;
+	cn.cli.data_len = len;
+	cn.skey = k2;
+	cn.skey_len = l2;
+	conn_run(&cn);
+	resumed = cn.cli.ret || cn.srv.ret ? -1 : cn.cli.resumed;
+	conn_free(&cn);
+	return resumed;
+}
+
+/* quic_server_handshake() issues tickets with the socket's ticket key. */
+static void test_server_ticket_key(void)
+{
+	uint8_t k1[64], k2[64];
+	int i, r;
+
+	for (i = 0; i < 64; i++) {
+		k1[i] = (uint8_t)i;
+		k2[i] = (uint8_t)(255 - i);
+	}
+	r = ticket_resumes(k1, 64, k1, 64);
+	ok(r == 1, "server ticket key: same 64-byte socket key, resumed (%d)", r);
+	r = ticket_resumes(k1, 64, k2, 64);
+	ok(r == 0, "server ticket key: another socket key, full handshake (%d)", r);
+	r = ticket_resumes(k1, 32, k1, 32);
+	ok(r == 1, "server ticket key: a 32-byte socket key (stretched), resumed (%d)", r);
+	r = ticket_resumes(k1, 32, k2, 32);
+	ok(r == 0, "server ticket key: another 32-byte socket key, full handshake (%d)", r);
+	r = ticket_resumes(NULL, 0, NULL, 0);
+	ok(r == 1, "server ticket key: none on the socket, the process key resumes (%d)", r);
+}
+
 /* Both sides quic_client/server_handshake() with the same PSK. */
 static void psk_sides(struct conn *cn)
 {
@@ -788,6 +978,27 @@ static void test_config_cert_request(void)
 		conn_free(&cn);
 	}
 
+	/* QUIC_CA_FILE: the client's chain against that CA */
+	for (i = 0; i < 2; i++) {
+		setenv("QUIC_CA_FILE", path(i ? "other-ca.pem" : "ca.pem"), 1);
+		default_sides(&cn, MODE_SESSION, MODE_WRAPPER);
+		cn.cli.ccert = path("client.pem");
+		cn.cli.ckey = path("client.key");
+		cn.scfg.certificate_request = 2;
+		conn_run(&cn);
+		/* the CertificateRequest names the CA file's CAs: the
+		 * client has no certificate of theirs and sends none
+		 */
+		if (i)
+			check_cert_refused(&cn, "certificate_request 2, QUIC_CA_FILE of another CA",
+					   GNUTLS_A_CERTIFICATE_REQUIRED);
+		else
+			check_success(&cn, "certificate_request 2, QUIC_CA_FILE of the client's CA",
+				      TLS_CIPHER_AES_GCM_128, NULL);
+		conn_free(&cn);
+	}
+	unsetenv("QUIC_CA_FILE");
+
 	default_sides(&cn, MODE_NONE, MODE_NONE);
 	if (fk_pair(&cn.c, &cn.s))
 		abort();
@@ -828,8 +1039,49 @@ static void test_config_ticket(void)
 	conn_free(&cn);
 }
 
+/* The crypto level of a SENDMSG step's QUIC_HANDSHAKE_INFO cmsg, or -1. */
+static int step_level(const struct msghdr *msg)
+{
+	struct cmsghdr *cmsg = CMSG_FIRSTHDR((struct msghdr *)msg);
+	struct quic_handshake_info info;
+
+	if (!cmsg || cmsg->cmsg_level != SOL_QUIC ||
+	    cmsg->cmsg_type != QUIC_HANDSHAKE_INFO ||
+	    cmsg->cmsg_len != CMSG_LEN(sizeof(info)))
+		return -1;
+	memcpy(&info, CMSG_DATA(cmsg), sizeof(info));
+	return info.crypto_level;
+}
+
+/*
+ * Make a RECVMSG step as a kernel would: @len bytes of @data at @level into
+ * its msghdr, with the QUIC_HANDSHAKE_INFO cmsg.  Returns the byte count.
+ */
+static ssize_t step_deliver(struct quic_handshake_step *to, const void *data,
+			    size_t len, int level)
+{
+	struct msghdr *msg = to->s_recvmsg.msg;
+	struct quic_handshake_info info = { .crypto_level = (uint8_t)level };
+	struct cmsghdr *cmsg;
+
+	if (msg->msg_iovlen != 1 || len > msg->msg_iov[0].iov_len ||
+	    msg->msg_controllen < CMSG_SPACE(sizeof(info)))
+		return -1;
+	memcpy(msg->msg_iov[0].iov_base, data, len);
+	cmsg = CMSG_FIRSTHDR(msg);
+	cmsg->cmsg_level = SOL_QUIC;
+	cmsg->cmsg_type = QUIC_HANDSHAKE_INFO;
+	cmsg->cmsg_len = CMSG_LEN(sizeof(info));
+	memcpy(CMSG_DATA(cmsg), &info, sizeof(info));
+	msg->msg_controllen = CMSG_SPACE(sizeof(info));
+	msg->msg_flags = 0;
+	return (ssize_t)len;
+}
+
 /* Both sides driven through the step API in this one thread; the bytes
- * move directly between the steps, the fake kernel only sees setsockopts.
+ * move directly between the steps' msghdrs, the fake kernel only sees
+ * setsockopts.  Sends are taken in two halves (a short sendmsg), and each
+ * RECVMSG first fails with EAGAIN, to see the same step come back.
  */
 static void test_step_api(void)
 {
@@ -837,7 +1089,8 @@ static void test_step_api(void)
 	struct quic_handshake_step *cs = NULL, *ss = NULL;
 	gnutls_session_t cli, srv;
 	struct fk_sock *c, *s;
-	int cerr, serr, rounds = 0, sends = 0;
+	int cerr, serr, rounds = 0, sends = 0, flags_ok = 1, repeat_ok = 1;
+	int short_ok = 1, tickets = 0;
 	char why[160] = "";
 	struct conn cn;
 
@@ -862,50 +1115,94 @@ static void test_step_api(void)
 
 	serr = quic_handshake_init(srv, &ss);
 	cerr = quic_handshake_init(cli, &cs);
-	ok(!cerr && !serr && cs && ss && cs->op == QUIC_HANDSHAKE_STEP_SEND &&
-	   cs->level == QUIC_CRYPTO_INITIAL && ss->op == QUIC_HANDSHAKE_STEP_RECV,
-	   "step API: the client starts with SEND at INITIAL, the server with RECV");
+	ok(!cerr && !serr && cs && ss && cs->op == QUIC_HANDSHAKE_STEP_OP_SENDMSG &&
+	   step_level(cs->s_sendmsg.msg) == QUIC_CRYPTO_INITIAL &&
+	   ss->op == QUIC_HANDSHAKE_STEP_OP_RECVMSG,
+	   "step API: the client starts with SENDMSG at INITIAL, the server with RECVMSG");
 
-	/* deliver a SEND of one side into the other's RECV */
-	while (!cerr && !serr && rounds++ < 100 &&
-	       (cs->op != QUIC_HANDSHAKE_STEP_DONE || ss->op != QUIC_HANDSHAKE_STEP_DONE)) {
-		struct quic_handshake_step **from = NULL, **to = NULL;
-		gnutls_session_t fs = NULL, ts = NULL;
+	/* deliver a SENDMSG of one side into the other's RECVMSG */
+	while (!cerr && !serr && rounds++ < 200 && (cs || ss)) {
+		struct quic_handshake_step **from, **to;
+		gnutls_session_t fs, ts;
+		const struct msghdr *m;
+		size_t len, half;
+		int level, *ferr, *terr;
+		struct quic_handshake_step *before;
 
-		if (cs->op == QUIC_HANDSHAKE_STEP_SEND && ss->op == QUIC_HANDSHAKE_STEP_RECV) {
+		if (cs && ss && cs->op == QUIC_HANDSHAKE_STEP_OP_SENDMSG &&
+		    ss->op == QUIC_HANDSHAKE_STEP_OP_RECVMSG) {
 			from = &cs; to = &ss; fs = cli; ts = srv;
-		} else if (ss->op == QUIC_HANDSHAKE_STEP_SEND &&
-			   cs->op == QUIC_HANDSHAKE_STEP_RECV) {
+			ferr = &cerr; terr = &serr;
+		} else if (cs && ss && ss->op == QUIC_HANDSHAKE_STEP_OP_SENDMSG &&
+			   cs->op == QUIC_HANDSHAKE_STEP_OP_RECVMSG) {
 			from = &ss; to = &cs; fs = srv; ts = cli;
-		} else if (ss->op == QUIC_HANDSHAKE_STEP_SEND &&
-			   cs->op == QUIC_HANDSHAKE_STEP_DONE &&
-			   ss->level == QUIC_CRYPTO_APP) {
+			ferr = &serr; terr = &cerr;
+		} else if (!cs && ss && ss->op == QUIC_HANDSHAKE_STEP_OP_SENDMSG &&
+			   step_level(ss->s_sendmsg.msg) == QUIC_CRYPTO_APP) {
 			/* the ticket after the client is done: drop it */
+			ss->s_sendmsg.retval =
+				(ssize_t)ss->s_sendmsg.msg->msg_iov[0].iov_len;
 			serr = quic_handshake_step(srv, &ss);
+			tickets++;
 			continue;
 		} else {
 			break;
 		}
-		if ((*from)->len > (*to)->len)
-			break;
-		memcpy((*to)->data, (*from)->data, (*from)->len);
-		(*to)->len = (*from)->len;
-		(*to)->level = (*from)->level;
+		m = (*from)->s_sendmsg.msg;
+		if ((*from)->s_sendmsg.flags != (MSG_DONTWAIT | MSG_NOSIGNAL) ||
+		    (*to)->s_recvmsg.flags != MSG_DONTWAIT)
+			flags_ok = 0;
+		len = m->msg_iov[0].iov_len;
+		level = step_level(m);
+
+		/* the receiver's call fails with EAGAIN first */
+		before = *to;
+		(*to)->s_recvmsg.retval = -1;
+		errno = EAGAIN;
+		*terr = quic_handshake_step(ts, to);
+		if (*terr || *to != before ||
+		    (*to)->op != QUIC_HANDSHAKE_STEP_OP_RECVMSG)
+			repeat_ok = 0;
+
+		/* the sender's sendmsg takes half, then the rest */
+		half = len / 2;
+		if (half) {
+			const uint8_t *first = m->msg_iov[0].iov_base;
+
+			if (step_deliver(*to, first, half, level) != (ssize_t)half)
+				break;
+			(*to)->s_recvmsg.retval = (ssize_t)half;
+			(*from)->s_sendmsg.retval = (ssize_t)half;
+			*ferr = quic_handshake_step(fs, from);
+			*terr = quic_handshake_step(ts, to);
+			if (*ferr || !*from ||
+			    (*from)->op != QUIC_HANDSHAKE_STEP_OP_SENDMSG ||
+			    (*from)->s_sendmsg.msg->msg_iov[0].iov_len != len - half ||
+			    (*from)->s_sendmsg.msg->msg_iov[0].iov_base != first + half ||
+			    step_level((*from)->s_sendmsg.msg) != level)
+				short_ok = 0;
+			if (*ferr || *terr || !*from || !*to ||
+			    (*to)->op != QUIC_HANDSHAKE_STEP_OP_RECVMSG)
+				break;
+			m = (*from)->s_sendmsg.msg;
+		}
+		(*to)->s_recvmsg.retval = step_deliver(*to, m->msg_iov[0].iov_base,
+						       m->msg_iov[0].iov_len, level);
+		(*from)->s_sendmsg.retval = (ssize_t)m->msg_iov[0].iov_len;
 		sends++;
-		if (fs == cli)
-			cerr = quic_handshake_step(fs, from);
-		else
-			serr = quic_handshake_step(fs, from);
-		if (ts == cli)
-			cerr = quic_handshake_step(ts, to);
-		else
-			serr = quic_handshake_step(ts, to);
+		*ferr = quic_handshake_step(fs, from);
+		if (!*ferr)
+			*terr = quic_handshake_step(ts, to);
 	}
-	ok(!cerr && !serr && cs && ss && cs->op == QUIC_HANDSHAKE_STEP_DONE &&
-	   ss->op == QUIC_HANDSHAKE_STEP_DONE && c->established && s->established,
-	   "step API: both sides reach DONE in one thread (%d messages)", sends);
-	if (cerr || serr)
-		diag("client %d server %d", cerr, serr);
+	ok(!cerr && !serr && !cs && !ss && c->established && s->established,
+	   "step API: both sides end with a NULL step in one thread (%d messages, %d tickets)",
+	   sends, tickets);
+	if (cerr || serr || cs || ss)
+		diag("client %d %s, server %d %s", cerr, cs ? "step" : "NULL",
+		     serr, ss ? "step" : "NULL");
+	ok(flags_ok, "step API: SENDMSG flags MSG_DONTWAIT|MSG_NOSIGNAL, RECVMSG MSG_DONTWAIT");
+	ok(repeat_ok, "step API: a RECVMSG that failed with EAGAIN comes back");
+	ok(short_ok, "step API: a short sendmsg gives a SENDMSG step with the rest");
 	memset(&cn, 0, sizeof(cn));
 	cn.c = c;
 	cn.s = s;
@@ -915,6 +1212,8 @@ static void test_step_api(void)
 	   "step API: secrets match (ChaCha20-Poly1305) and ALPN set");
 	if (why[0])
 		diag("%s", why);
+	ok(quic_handshake_step(cli, &cs) == 0 && !cs,
+	   "step API: quic_handshake_step after the end gives a NULL step again");
 	quic_handshake_deinit(cli);
 	quic_handshake_deinit(srv);
 	ok(quic_handshake_step(cli, &cs) == -EINVAL,
@@ -923,6 +1222,59 @@ static void test_step_api(void)
 	gnutls_deinit(srv);
 	gnutls_certificate_free_credentials(ccred);
 	gnutls_certificate_free_credentials(scred);
+	fk_pair_free(c, s);
+}
+
+/* A caller's socket call that fails ends the handshake with its errno. */
+static void test_step_errors(void)
+{
+	gnutls_certificate_credentials_t cred;
+	struct quic_handshake_step *step;
+	gnutls_session_t cli;
+	struct fk_sock *c, *s;
+	int err;
+
+	if (fk_pair(&c, &s))
+		abort();
+	gnutls_certificate_allocate_credentials(&cred);
+	gnutls_init(&cli, GNUTLS_CLIENT | GNUTLS_NO_END_OF_EARLY_DATA);
+	gnutls_credentials_set(cli, GNUTLS_CRD_CERTIFICATE, cred);
+	gnutls_priority_set_direct(cli, QUIC_PRIORITY, NULL);
+	gnutls_transport_set_int(cli, c->fd);
+
+	err = quic_handshake_init(cli, &step);
+	if (!err && step && step->op == QUIC_HANDSHAKE_STEP_OP_SENDMSG) {
+		step->s_sendmsg.retval = -1;
+		errno = ECONNREFUSED;
+		err = quic_handshake_step(cli, &step);
+	}
+	ok(err == -ECONNREFUSED && !step,
+	   "step API: sendmsg failing with -1/ECONNREFUSED: -ECONNREFUSED, NULL step");
+	ok(quic_handshake_step(cli, &step) == -ECONNREFUSED,
+	   "step API: the failure sticks until quic_handshake_deinit");
+	quic_handshake_deinit(cli);
+	gnutls_deinit(cli);
+
+	/* a recvmsg that returns 0 without a cmsg: the connection is gone */
+	gnutls_init(&cli, GNUTLS_CLIENT | GNUTLS_NO_END_OF_EARLY_DATA);
+	gnutls_credentials_set(cli, GNUTLS_CRD_CERTIFICATE, cred);
+	gnutls_priority_set_direct(cli, QUIC_PRIORITY, NULL);
+	gnutls_transport_set_int(cli, c->fd);
+	err = quic_handshake_init(cli, &step);
+	if (!err && step) {
+		step->s_sendmsg.retval = (ssize_t)step->s_sendmsg.msg->msg_iov[0].iov_len;
+		err = quic_handshake_step(cli, &step);
+	}
+	if (!err && step && step->op == QUIC_HANDSHAKE_STEP_OP_RECVMSG) {
+		step->s_recvmsg.msg->msg_controllen = 0;
+		step->s_recvmsg.retval = 0;
+		err = quic_handshake_step(cli, &step);
+	}
+	ok(err == -ECONNRESET && !step,
+	   "step API: recvmsg returning 0 without a cmsg: -ECONNRESET");
+	quic_handshake_deinit(cli);
+	gnutls_deinit(cli);
+	gnutls_certificate_free_credentials(cred);
 	fk_pair_free(c, s);
 }
 
@@ -1006,8 +1358,8 @@ static void test_stream_msgs(void)
 			 MSG_QUIC_STREAM_NEW | MSG_QUIC_STREAM_FIN);
 	ok(n == 17 && c->last_sinfo.stream_id == -1 &&
 	   c->last_sinfo.stream_flags == (MSG_QUIC_STREAM_NEW | MSG_QUIC_STREAM_FIN) &&
-	   c->last_send_flags == (MSG_QUIC_STREAM_NEW | MSG_QUIC_STREAM_FIN),
-	   "quic_sendmsg: QUIC_STREAM_INFO cmsg {-1, NEW|FIN} and the flags");
+	   c->last_send_flags == 0,
+	   "quic_sendmsg: QUIC_STREAM_INFO cmsg {-1, NEW|FIN}, no sendmsg flags");
 
 	/* the fake returns the id the sender gave; fix it as a kernel would */
 	flags = 0;
@@ -1020,12 +1372,19 @@ static void test_stream_msgs(void)
 	   "quic_recvmsg: the last chunk reports MSG_QUIC_STREAM_FIN");
 	flags = MSG_DONTWAIT;
 	n = quic_recvmsg(s->fd, buf, sizeof(buf), &sid, &flags);
-	ok(n == -EAGAIN, "quic_recvmsg: *flags in (MSG_DONTWAIT), errors as -errno");
-	n = quic_sendmsg(c->fd, "x", 1, 4, MSG_DONTWAIT | MSG_QUIC_STREAM_DONTWAIT);
+	ok(n == -1 && errno == EAGAIN,
+	   "quic_recvmsg: *flags in (MSG_DONTWAIT), errors as -1 and errno");
+	n = quic_sendmsg(c->fd, "x", 1, 4, MSG_DONTWAIT | MSG_QUIC_STREAM_DONTWAIT |
+			 MSG_QUIC_STREAM_UNI | MSG_QUIC_STREAM_SNDBLOCK);
 	ok(n == 1 && c->last_sinfo.stream_id == 4 &&
-	   c->last_sinfo.stream_flags == MSG_QUIC_STREAM_DONTWAIT &&
-	   c->last_send_flags == (MSG_DONTWAIT | MSG_QUIC_STREAM_DONTWAIT),
-	   "quic_sendmsg: stream id passed; only stream bits in the cmsg, all in flags");
+	   c->last_sinfo.stream_flags == (MSG_QUIC_STREAM_DONTWAIT |
+					  MSG_QUIC_STREAM_UNI |
+					  MSG_QUIC_STREAM_SNDBLOCK) &&
+	   c->last_send_flags == MSG_DONTWAIT,
+	   "quic_sendmsg: stream id passed; stream bits in the cmsg, the rest as sendmsg flags");
+	s->close_set = 1;	/* the fake then fails sends with EPIPE */
+	n = quic_sendmsg(s->fd, "x", 1, 1, 0);
+	ok(n == -1 && errno == EPIPE, "quic_sendmsg: errors as -1 and errno (EPIPE)");
 	fk_pair_free(c, s);
 }
 
@@ -1042,16 +1401,22 @@ int main(int argc, char **argv)
 	test_suite("AES-128-GCM", TLS_CIPHER_AES_GCM_128);
 	test_suite("AES-256-GCM", TLS_CIPHER_AES_GCM_256);
 	test_suite("CHACHA20-POLY1305", TLS_CIPHER_CHACHA20_POLY1305);
+	test_suite("AES-128-CCM", TLS_CIPHER_AES_CCM_128);
 	test_group();
 	test_psk();
 	test_verify();
+	test_no_hostname();
+	test_priority();
+	test_log_setters();
 	test_alpn();
 	test_alpn_socket();
 	test_tp_rejected();
 	test_missing_tp();
 	test_timeout();
 	test_resumption();
+	test_server_ticket_key();
 	test_step_api();
+	test_step_errors();
 	test_stream_msgs();
 	test_config_cipher();
 	test_config_cert_request();

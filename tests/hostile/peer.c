@@ -995,27 +995,58 @@ static int rx_short(struct ap_conn *c, uint8_t *pkt, size_t len)
 /* The datagram @d: every packet in it. */
 static void rx_dgram(struct ap_conn *c, uint8_t *d, size_t len);
 
-/* Let libquic read what CRYPTO data is in order and write its answers. */
+/* The crypto level of a SENDMSG step's QUIC_HANDSHAKE_INFO cmsg. */
+static int step_level(const struct msghdr *msg)
+{
+	struct cmsghdr *cmsg = CMSG_FIRSTHDR((struct msghdr *)msg);
+	struct quic_handshake_info info;
+
+	if (!cmsg || cmsg->cmsg_level != SOL_QUIC ||
+	    cmsg->cmsg_type != QUIC_HANDSHAKE_INFO ||
+	    cmsg->cmsg_len != CMSG_LEN(sizeof(info)))
+		return -1;
+	memcpy(&info, CMSG_DATA(cmsg), sizeof(info));
+	return info.crypto_level < QUIC_CRYPTO_MAX ? info.crypto_level : -1;
+}
+
+/*
+ * Let libquic read what CRYPTO data is in order and write its answers: we
+ * make its SENDMSG and RECVMSG steps ourselves, as the kernel would, on the
+ * CRYPTO streams of our spaces.
+ */
 static void tls_pump(struct ap_conn *c)
 {
 	struct quic_handshake_step *step;
-	int space, err = 0;
+	int space, level, err = 0;
 
 	while (!c->tls_done && !c->tls_err && (step = c->step)) {
-		if (step->op == QUIC_HANDSHAKE_STEP_SEND) {
-			struct ap_space *sp = &c->sp[space_of_level(step->level)];
+		if (step->op == QUIC_HANDSHAKE_STEP_OP_SENDMSG) {
+			const struct msghdr *m = step->s_sendmsg.msg;
+			size_t len = m->msg_iov[0].iov_len;
+			struct ap_space *sp;
 
-			if (step->len > AP_CRYPTO_MAX - sp->ctx_len) {
+			level = step_level(m);
+			if (level < 0 || m->msg_iovlen != 1) {
+				err = -EINVAL;
+				break;
+			}
+			sp = &c->sp[space_of_level(level)];
+			if (len > AP_CRYPTO_MAX - sp->ctx_len) {
 				err = -EMSGSIZE;
 				break;
 			}
-			memcpy(sp->ctx + sp->ctx_len, step->data, step->len);
-			sp->ctx_len += step->len;
-			trace(c, "TLS writes %zu bytes at %s level", step->len,
-			      space_name(space_of_level(step->level)));
-		} else if (step->op == QUIC_HANDSHAKE_STEP_RECV) {
+			memcpy(sp->ctx + sp->ctx_len, m->msg_iov[0].iov_base, len);
+			sp->ctx_len += len;
+			step->s_sendmsg.retval = (ssize_t)len;
+			trace(c, "TLS writes %zu bytes at %s level", len,
+			      space_name(space_of_level(level)));
+		} else {
+			struct msghdr *m = step->s_recvmsg.msg;
+			struct quic_handshake_info info;
 			struct ap_space *sp = NULL;
+			struct cmsghdr *cmsg;
 			uint64_t end = 0;
+			size_t len;
 
 			for (space = AP_INITIAL; space <= AP_HANDSHAKE; space++) {
 				sp = &c->sp[space];
@@ -1025,29 +1056,43 @@ static void tls_pump(struct ap_conn *c)
 			}
 			if (space > AP_HANDSHAKE)
 				break;		/* nothing new: wait */
-			if (end - sp->crx_read < step->len)
-				step->len = end - sp->crx_read;
-			memcpy(step->data, sp->crx + sp->crx_read, step->len);
-			step->level = level_of_space(space);
-			sp->crx_read += step->len;
-			trace(c, "TLS reads %zu bytes at %s level", step->len,
+			if (m->msg_iovlen != 1 ||
+			    m->msg_controllen < CMSG_SPACE(sizeof(info))) {
+				err = -EINVAL;
+				break;
+			}
+			len = m->msg_iov[0].iov_len;
+			if (end - sp->crx_read < len)
+				len = end - sp->crx_read;
+			memcpy(m->msg_iov[0].iov_base, sp->crx + sp->crx_read, len);
+			info.crypto_level = level_of_space(space);
+			cmsg = CMSG_FIRSTHDR(m);
+			cmsg->cmsg_level = SOL_QUIC;
+			cmsg->cmsg_type = QUIC_HANDSHAKE_INFO;
+			cmsg->cmsg_len = CMSG_LEN(sizeof(info));
+			memcpy(CMSG_DATA(cmsg), &info, sizeof(info));
+			m->msg_controllen = CMSG_SPACE(sizeof(info));
+			m->msg_flags = 0;
+			step->s_recvmsg.retval = (ssize_t)len;
+			sp->crx_read += len;
+			trace(c, "TLS reads %zu bytes at %s level", len,
 			      space_name(space));
-		} else {
-			c->tls_done = 1;
-			trace(c, "TLS handshake complete, ALPN %s", c->alpn);
-			break;
 		}
 		err = quic_handshake_step(c->tls, &c->step);
 		if (err)
 			break;
+		if (!c->step) {
+			c->tls_done = 1;
+			trace(c, "TLS handshake complete, ALPN %s", c->alpn);
+		}
 	}
 	if (err) {
 		c->tls_err = err;
 		fprintf(stderr, "peer: the TLS handshake failed: %s\n",
 			strerror(-err));
 	}
-	if ((c->tls_done || c->tls_err) && (c->step || err)) {
-		quic_handshake_deinit(c->tls);	/* once: it is over */
+	if (c->tls_done || c->tls_err) {
+		quic_handshake_deinit(c->tls);	/* it is over */
 		c->step = NULL;
 	}
 }

@@ -159,11 +159,13 @@ static int start(int fd, const struct hq_client_opts *o,
 	}
 	n = quic_sendmsg(fd, req, (size_t)rlen, si.stream_id, MSG_QUIC_STREAM_FIN);
 	if (n != rlen) {
+		int err = n < 0 ? errno : EIO;
+
 		fprintf(stderr, "quic-hq: sending the request for %s: %s\n",
-			o->urls[i].path, n < 0 ? strerror((int)-n) : "short write");
+			o->urls[i].path, n < 0 ? strerror(err) : "short write");
 		close(x->out);
 		x->out = -1;
-		return n < 0 ? (int)n : -EIO;
+		return -err;
 	}
 	p->stream_init(&x->st, 0);
 	x->sid = si.stream_id;
@@ -344,10 +346,10 @@ int hq_client(struct hq_client_opts *o)
 		if (n < 0 && errno != EINTR)
 			break;
 		n = quic_recvmsg(fd, buf, sizeof(buf), &sid, &flags);
-		if (n == -EAGAIN || n == -EINTR)
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			continue;
 		if (n < 0) {
-			fprintf(stderr, "quic-hq: connection: %s\n", strerror((int)-n));
+			fprintf(stderr, "quic-hq: connection: %s\n", strerror(errno));
 			break;
 		}
 		if (flags & MSG_QUIC_NOTIFICATION) {

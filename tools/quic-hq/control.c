@@ -35,7 +35,7 @@ int hq_open_control(int fd, const struct hq_proto *p, const char *who)
 	ret = quic_sendmsg(fd, buf, (size_t)n, si.stream_id, 0);
 	if (ret != n) {
 		fprintf(stderr, "quic-hq: %s: sending SETTINGS: %s\n", who,
-			ret < 0 ? strerror((int)-ret) : "short write");
+			ret < 0 ? strerror(errno) : "short write");
 		return -1;
 	}
 	return 0;

@@ -167,7 +167,7 @@ static int read_some(struct conn *c)
 		ssize_t n;
 
 		n = quic_recvmsg(c->fd, c->buf, sizeof(c->buf), &sid, &flags);
-		if (n == -EAGAIN || n == -EINTR)
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			return 0;
 		if (n < 0)
 			return -1;
@@ -222,7 +222,7 @@ static int send_some(struct conn *c, int *sending)
 		if (r->off + (off_t)want == total)
 			flags |= MSG_QUIC_STREAM_FIN;
 		n = quic_sendmsg(c->fd, c->buf, want, r->sid, flags);
-		if (n == -EAGAIN || n == -EINTR)
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			continue;
 		if (n < 0)
 			return -1;
