@@ -277,7 +277,9 @@ int quic_stream_open_user(struct sock *sk, s64 id, u32 flags, bool nonblock,
 /*
  * sendmsg() of stream data: @id is the stream (-1: open the next one,
  * unidirectional with MSG_QUIC_STREAM_UNI), @flags the message and stream
- * flags.  Returns the bytes taken, or an error if none were.
+ * flags.  Returns the bytes taken, or an error if none were.  Running out
+ * of credit always queues DATA_BLOCKED or STREAM_DATA_BLOCKED (once per
+ * limit), so MSG_QUIC_STREAM_SNDBLOCK asks for what is done anyway.
  */
 int quic_stream_sendmsg(struct sock *sk, struct msghdr *msg, size_t len,
 			s64 id, u32 flags)
@@ -290,6 +292,9 @@ int quic_stream_sendmsg(struct sock *sk, struct msghdr *msg, size_t len,
 	size_t copied = 0;
 	int err;
 
+	/* MSG_QUIC_STREAM_NEW opens a stream: one already open is -EEXIST. */
+	if ((flags & MSG_QUIC_STREAM_NEW) && id >= 0 && quic_stream_find(sk, id))
+		return -EEXIST;
 	err = quic_stream_open_wait(sk, id, flags, &timeo, &s);
 	if (err)
 		return err;
