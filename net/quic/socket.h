@@ -199,6 +199,8 @@ enum quic_stat {
 	QUIC_STAT_CONG_UNDO,
 	QUIC_STAT_KEY_UPDATE,
 	QUIC_STAT_PENDING,	/* a gauge: pending connections now (socket.c) */
+	QUIC_STAT_DATA_BLOCKED_RX,	/* the peer's DATA_BLOCKED frames */
+	QUIC_STAT_STREAM_BLOCKED_RX,	/* and its STREAM_DATA_BLOCKED */
 	QUIC_STAT_MAX,
 };
 

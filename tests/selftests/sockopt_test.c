@@ -13,8 +13,10 @@
 #include <netinet/in.h>
 #include <netinet/ip.h>
 #include <stdint.h>
+#include <sched.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/quic.h>
@@ -541,6 +543,109 @@ static void test_refused_options(void)
 	close(fd);
 }
 
+/* ---- SO_MARK and SO_BINDTODEVICE ---- */
+
+/* Packets sent by the device @dev so far, or -1. */
+static long tx_packets(const char *dev)
+{
+	char path[128];
+	long n = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/tx_packets",
+		 dev);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &n) != 1)
+		n = -1;
+	fclose(f);
+	return n;
+}
+
+/*
+ * Two dummy devices, each with a route to 10.99.0.0/24: d0 in the main
+ * table, d1 in table 100, used for fwmark 0x42 (and in the main table
+ * with a worse metric).  Run in a private network namespace.
+ */
+static int route_setup(void)
+{
+	return system("set -e; ip link set lo up;"
+		      "for d in d0 d1; do ip link add $d type dummy;"
+		      " ip link set $d up; done;"
+		      "ip addr add 10.77.0.1/24 dev d0;"
+		      "ip addr add 10.78.0.1/24 dev d1;"
+		      "ip route add 10.99.0.0/24 dev d0;"
+		      "ip route add 10.99.0.0/24 dev d1 metric 100;"
+		      "ip route add 10.99.0.0/24 dev d1 table 100;"
+		      "ip rule add fwmark 0x42 lookup 100");
+}
+
+/*
+ * The device the Initial of a client with SO_MARK @mark (if not 0) and
+ * SO_BINDTODEVICE @dev (if not NULL) leaves by: 0 for d0, 1 for d1, -1.
+ */
+static int initial_device(int mark, const char *dev)
+{
+	struct quic_handshake_info info = { .crypto_level = QUIC_CRYPTO_INITIAL };
+	static const char hello[64] = { 1 };
+	struct sockaddr_storage ss;
+	socklen_t len = make_addr(AF_INET, "10.99.0.5", 4433, &ss);
+	long d0 = tx_packets("d0"), d1 = tx_packets("d1");
+	int fd = qsock(AF_INET), ret = -1;
+
+	if (mark && setsockopt(fd, SOL_SOCKET, SO_MARK, &mark, sizeof(mark)))
+		goto out;
+	if (dev && setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, dev,
+			      strlen(dev) + 1))
+		goto out;
+	if (connect(fd, (struct sockaddr *)&ss, len) ||
+	    qsend_cmsg(fd, hello, sizeof(hello), QUIC_HANDSHAKE_INFO, &info,
+		       sizeof(info), MSG_DONTWAIT) != sizeof(hello))
+		goto out;
+	d0 = tx_packets("d0") - d0;
+	d1 = tx_packets("d1") - d1;
+	printf("# mark %#x dev %s: %ld packets by d0, %ld by d1\n", mark,
+	       dev ? dev : "-", d0, d1);
+	if (d0 > 0 && !d1)
+		ret = 0;
+	else if (d1 > 0 && !d0)
+		ret = 1;
+out:
+	close(fd);
+	return ret;
+}
+
+/*
+ * SO_MARK and SO_BINDTODEVICE of the QUIC socket steer its packets' route
+ * (a fwmark rule, a bound device), in a child in its own network namespace.
+ */
+static void test_mark_bindtodevice(void)
+{
+	int status;
+	pid_t pid;
+
+	if (system("command -v ip > /dev/null"))
+		SKIP_TEST("no ip (iproute2)");
+	pid = fork();
+	if (!pid) {
+		if (unshare(CLONE_NEWNET) || route_setup()) {
+			printf("# no network namespace with dummy devices\n");
+			_exit(1);
+		}
+		tap_failed_checks = 0;
+		CHECK(initial_device(0, NULL) == 0);
+		CHECK(initial_device(0x42, NULL) == 1);
+		CHECK(initial_device(0x41, NULL) == 0);
+		CHECK(initial_device(0, "d1") == 1);
+		CHECK(initial_device(0x42, "d0") == 0);
+		fflush(stdout);
+		_exit(tap_failed_checks ? 1 : 0);
+	}
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid &&
+	      WIFEXITED(status) && !WEXITSTATUS(status));
+}
+
 /* ---- IP-level options ---- */
 
 /* TOS and TTL (traffic class and hop limit) of the next datagram at @peer. */
@@ -660,6 +765,8 @@ static const struct tap_test tests[] = {
 	{ "TOKEN: set on a client, read back, carried by its Initials (IPv6)",
 	  test_token_initial_v6 },
 	{ "CONNECTION_ID and CONNECTION_MIGRATION: EOPNOTSUPP", test_refused_options },
+	{ "SO_MARK and SO_BINDTODEVICE steer the route of our packets",
+	  test_mark_bindtodevice },
 	{ "IP_TOS and IP_TTL reach the packets (IPv4)", test_ip_tos_ttl_v4 },
 	{ "IPV6_TCLASS and IPV6_UNICAST_HOPS reach the packets (IPv6)", test_ip_tos_ttl_v6 },
 	{ "ECN bits EINVAL; IP options that do nothing are ENOPROTOOPT", test_ip_refused },
