@@ -7,6 +7,7 @@
 
 #include <linux/ktime.h>
 #include <linux/random.h>
+#include <linux/slab.h>
 #include <net/ipv6.h>
 #include <net/sock.h>
 
@@ -142,6 +143,40 @@ static void quic_conn_fit_windows(struct sock *sk)
 		quic_tp_set(tp, QUIC_TPB_INITIAL_MAX_STREAM_DATA_UNI, max);
 }
 
+/* What a connection takes from our transport parameters. */
+static void quic_conn_apply_local_tp(struct sock *sk)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	int i;
+
+	quic_conn_fit_windows(sk);
+	/*
+	 * Acknowledge within half of the max_ack_delay we announce: the
+	 * timer runs on jiffies, and a late ACK costs the peer a PTO.
+	 */
+	for (i = 0; i < QUIC_PN_SPACE_MAX; i++)
+		qs->space[i].ack.max_ack_delay =
+			qs->local_tp.max_ack_delay * USEC_PER_MSEC / 2;
+}
+
+/*
+ * The user changed our transport parameters after connect() or accept(),
+ * before they were sent (sockopt.c): the connection follows them, and so
+ * do the streams' limits if the peer's parameters are in already.
+ */
+void quic_conn_local_tp_changed(struct sock *sk)
+{
+	struct quic_sock *qs = quic_sk(sk);
+
+	quic_conn_apply_local_tp(sk);
+	if (qs->peer_tp_set) {
+		quic_idle_set_timeout(&qs->idle,
+				      qs->local_tp.max_idle_timeout * USEC_PER_MSEC,
+				      qs->peer_tp.max_idle_timeout * USEC_PER_MSEC);
+		quic_streams_set_params(sk, &qs->local_tp, &qs->peer_tp);
+	}
+}
+
 /* Both ends: the CIDs and keys every new connection starts with. */
 static int quic_conn_setup(struct sock *sk, const struct quic_cid *dcid,
 			   const struct quic_cid *odcid)
@@ -150,14 +185,7 @@ static int quic_conn_setup(struct sock *sk, const struct quic_cid *dcid,
 	struct quic_cid scid;
 	int err;
 
-	quic_conn_fit_windows(sk);
-	/*
-	 * Acknowledge within half of the max_ack_delay we announce: the
-	 * timer runs on jiffies, and a late ACK costs the peer a PTO.
-	 */
-	for (err = 0; err < QUIC_PN_SPACE_MAX; err++)
-		qs->space[err].ack.max_ack_delay =
-			qs->local_tp.max_ack_delay * USEC_PER_MSEC / 2;
+	quic_conn_apply_local_tp(sk);
 	err = quic_crypto_set_version(&qs->crypto, qs->version);
 	if (err)
 		return err;
@@ -224,11 +252,25 @@ void quic_conn_inherit(struct sock *lsk, struct sock *sk)
 	qs->config = lqs->config;
 	qs->local_tp = lqs->local_tp;
 	qs->events = lqs->events;
+	/* So do its SO_MARK and SO_BINDTODEVICE (udp.c's routes). */
+	WRITE_ONCE(sk->sk_mark, READ_ONCE(lsk->sk_mark));
+	WRITE_ONCE(sk->sk_bound_dev_if, READ_ONCE(lsk->sk_bound_dev_if));
 	/* Buffer sizes the user set on the listener carry over. */
 	sk->sk_userlocks = lsk->sk_userlocks;
 	WRITE_ONCE(sk->sk_sndbuf, READ_ONCE(lsk->sk_sndbuf));
 	WRITE_ONCE(sk->sk_rcvbuf, READ_ONCE(lsk->sk_rcvbuf));
 	memcpy(qs->alpn, lqs->alpn, sizeof(qs->alpn));
+	/*
+	 * The listener's session ticket key (made now if it has none), so
+	 * that a ticket issued on one of its connections resumes on another.
+	 * Without memory, the connection makes its own when it is asked.
+	 */
+	if (!quic_ticket_key_make(lsk)) {
+		u8 *key = kmemdup(lqs->ticket, lqs->ticket_len, GFP_KERNEL);
+
+		if (key)
+			quic_ticket_set(sk, key, lqs->ticket_len);
+	}
 	inet_sk(sk)->inet_sport = inet_sk(lsk)->inet_sport;
 	inet_sk(sk)->inet_num = inet_sk(lsk)->inet_num;
 }

@@ -159,6 +159,7 @@ void quic_conn_free(struct sock *sk);
 void quic_set_state(struct sock *sk, int state);
 int quic_conn_connect(struct sock *sk, const union quic_addr *peer);
 void quic_conn_inherit(struct sock *lsk, struct sock *sk);
+void quic_conn_local_tp_changed(struct sock *sk);
 int quic_conn_accept(struct sock *sk, struct sk_buff *skb);
 void quic_conn_established(struct sock *sk);
 void quic_conn_close(struct sock *sk, u32 errcode, u8 frame_type,

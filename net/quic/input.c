@@ -128,11 +128,19 @@ static int quic_rcv_stream_frame(struct sock *sk, struct sk_buff *skb,
 	case QUIC_FRAME_STREAM_DATA_BLOCKED: {
 		struct quic_stream *s;
 
-		/* Only checked: our updates follow what the user reads. */
+		/*
+		 * Only checked and counted: our updates follow what the user
+		 * reads.
+		 */
 		s = quic_stream_for_frame(sk, f->stream_limit.id, false, terr);
-		return IS_ERR(s) ? PTR_ERR(s) : 0;
+		if (IS_ERR(s))
+			return PTR_ERR(s);
+		QUIC_INC_STATS(STREAM_BLOCKED_RX, 1);
+		return 0;
 	}
 	case QUIC_FRAME_DATA_BLOCKED:
+		QUIC_INC_STATS(DATA_BLOCKED_RX, 1);
+		return 0;
 	case QUIC_FRAME_STREAMS_BLOCKED_BIDI:
 	case QUIC_FRAME_STREAMS_BLOCKED_UNI:
 		return 0;

@@ -267,12 +267,18 @@ static bool quic_build_packet(struct sock *sk, struct sk_buff *skb, u8 id,
 	hdr->dcid = *dcid;
 	hdr->scid = *scid;
 	hdr->length_len = 2;
+	/* A client's Initials carry its token (QUIC_SOCKOPT_TOKEN). */
+	if (id == QUIC_PN_SPACE_INITIAL && !qs->is_server) {
+		hdr->token = qs->token;
+		hdr->token_len = qs->token_len;
+	}
 	hdr->pn = space->next_pn;
 	hdr->pn_len = quic_pn_encode_len(hdr->pn, space->largest_acked);
 	if (id == QUIC_PN_SPACE_APP)
 		hdr->key_phase = quic_crypto_key_phase(&qs->crypto);
 	hlen = quic_hdr_encode(p, room, hdr);
-	if (hlen < 0)
+	/* A token can take up to QUIC_TOKEN_MAX of the room. */
+	if (hlen < 0 || hlen + QUIC_CRYPTO_TAG_LEN + 8 > room)
 		return false;
 
 	quic_wr_init(&wr, p + hlen, room - hlen - QUIC_CRYPTO_TAG_LEN);

@@ -35,6 +35,8 @@ static const char *const quic_stat_names[QUIC_STAT_MAX] = {
 	[QUIC_STAT_KEY_UPDATE]		= "key_updates",
 	[QUIC_STAT_PENDING]		= "pending_connections",
 	[QUIC_STAT_REFUSED]		= "connections_refused",
+	[QUIC_STAT_DATA_BLOCKED_RX]	= "data_blocked_received",
+	[QUIC_STAT_STREAM_BLOCKED_RX]	= "stream_data_blocked_received",
 };
 
 static int quic_stats_show(struct seq_file *seq, void *v)

@@ -8,6 +8,7 @@
 
 #include <linux/capability.h>
 #include <linux/poll.h>
+#include <linux/random.h>
 #include <linux/slab.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
@@ -228,6 +229,36 @@ void quic_ticket_set(struct sock *sk, u8 *buf, u32 len)
 	qs->ticket_len = len;
 }
 
+/*
+ * A server's ticket key for GnuTLS session tickets, made of random bytes
+ * if the user set none, so that getsockopt(QUIC_SOCKOPT_SESSION_TICKET)
+ * always gives libquic one.  Process context, socket lock held.
+ */
+int quic_ticket_key_make(struct sock *sk)
+{
+	u8 *key;
+
+	if (quic_sk(sk)->ticket_len)
+		return 0;
+	key = kmalloc(QUIC_TICKET_KEY_LEN, GFP_KERNEL);
+	if (!key)
+		return -ENOMEM;
+	get_random_bytes(key, QUIC_TICKET_KEY_LEN);
+	quic_ticket_set(sk, key, QUIC_TICKET_KEY_LEN);
+	return 0;
+}
+
+/* A client's token (QUIC_SOCKOPT_TOKEN) becomes @buf, or nothing. */
+void quic_token_set(struct sock *sk, u8 *buf, u32 len)
+{
+	struct quic_sock *qs = quic_sk(sk);
+
+	kfree(qs->token);
+	quic_obj_charge(sk, (int)len - (int)qs->token_len);
+	qs->token = buf;
+	qs->token_len = len;
+}
+
 int quic_sock_init(struct sock *sk)
 {
 	struct quic_sock *qs = quic_sk(sk);
@@ -239,8 +270,14 @@ int quic_sock_init(struct sock *sk)
 	memset(&qs->local, 0, sizeof(qs->local));
 	memset(&qs->peer, 0, sizeof(qs->peer));
 	qs->udp = NULL;
+	qs->route_mark = 0;
+	qs->route_oif = 0;
 	qs->ticket = NULL;
 	qs->ticket_len = 0;
+	qs->token = NULL;
+	qs->token_len = 0;
+	qs->peer_tp_saved_set = false;
+	qs->local_tp_sent = false;
 	qs->omem = 0;
 	qs->events = 0;
 	qs->close_set = false;
@@ -263,6 +300,7 @@ void quic_sock_destroy(struct sock *sk)
 	dst_cache_destroy(&qs->dst_cache);
 	skb_queue_purge(&qs->hold_queue);
 	quic_ticket_set(sk, NULL, 0);
+	quic_token_set(sk, NULL, 0);
 	/* Every charged object is gone with the connection. */
 	WARN_ON_ONCE(qs->omem);
 	if (qs->udp) {
@@ -328,23 +366,38 @@ void quic_sock_unhash(struct sock *sk)
 /*
  * Validate a user address for this socket's family and copy it into @out.
  * The rules follow inet_bind() and inet6_bind(): short lengths are -EINVAL,
- * a foreign family is -EAFNOSUPPORT.
+ * a foreign family is -EAFNOSUPPORT.  As on TCP's dual-stack sockets, an
+ * AF_INET6 socket also takes a struct sockaddr_in, as its v4-mapped
+ * address, unless it is IPV6_V6ONLY (-EAFNOSUPPORT, as a v4-mapped
+ * address is -EINVAL there).
  */
 static int quic_addr_from_user(struct sock *sk, const struct sockaddr *addr,
 			       int addr_len, union quic_addr *out)
 {
+	struct sockaddr_in sin;
+
 	memset(out, 0, sizeof(*out));
 
 	if (!addr || addr_len < (int)sizeof(addr->sa_family))
 		return -EINVAL;
 
-	if (sk->sk_family == AF_INET) {
+	if (sk->sk_family == AF_INET || addr->sa_family == AF_INET) {
 		if (addr_len < (int)sizeof(struct sockaddr_in))
 			return -EINVAL;
 		if (addr->sa_family != AF_INET)
 			return -EAFNOSUPPORT;
-		memcpy(&out->v4, addr, sizeof(out->v4));
-		memset(out->v4.sin_zero, 0, sizeof(out->v4.sin_zero));
+		memcpy(&sin, addr, sizeof(sin));
+		if (sk->sk_family == AF_INET) {
+			out->v4.sin_family = AF_INET;
+			out->v4.sin_port = sin.sin_port;
+			out->v4.sin_addr = sin.sin_addr;
+			return 0;
+		}
+		if (ipv6_only_sock(sk))
+			return -EAFNOSUPPORT;
+		out->v6.sin6_family = AF_INET6;
+		out->v6.sin6_port = sin.sin_port;
+		ipv6_addr_set_v4mapped(sin.sin_addr.s_addr, &out->v6.sin6_addr);
 		return 0;
 	}
 
@@ -356,6 +409,25 @@ static int quic_addr_from_user(struct sock *sk, const struct sockaddr *addr,
 	if (ipv6_addr_v4mapped(&out->v6.sin6_addr) && ipv6_only_sock(sk))
 		return -EINVAL;
 	return 0;
+}
+
+/*
+ * A dual-stack socket's peer at a v4-mapped address is an IPv4 peer, as
+ * an accepted connection's is (its packets leave over IPv4).
+ */
+static void quic_addr_unmap(union quic_addr *a)
+{
+	__be16 port;
+	__be32 v4;
+
+	if (a->sa.sa_family != AF_INET6 || !ipv6_addr_v4mapped(&a->v6.sin6_addr))
+		return;
+	port = a->v6.sin6_port;
+	v4 = a->v6.sin6_addr.s6_addr32[3];
+	memset(a, 0, sizeof(*a));
+	a->v4.sin_family = AF_INET;
+	a->v4.sin_port = port;
+	a->v4.sin_addr.s_addr = v4;
 }
 
 static int __quic_sock_bind(struct sock *sk, union quic_addr *addr)
@@ -542,6 +614,7 @@ int quic_sock_recvmsg(struct sock *sk, struct msghdr *msg, size_t len,
 		      int flags, int *addr_len)
 {
 	struct sk_buff *skb;
+	bool event;
 	long timeo;
 	int err, copy;
 
@@ -583,8 +656,22 @@ int quic_sock_recvmsg(struct sock *sk, struct msghdr *msg, size_t len,
 	err = quic_put_rcv_cmsg(msg, QUIC_RCV_CB(skb));
 	if (err)
 		goto out;
+	/*
+	 * An event is a record, read as a datagram is: a buffer too short
+	 * for it gets its start, MSG_TRUNC in msg_flags, and the rest is
+	 * dropped; with MSG_TRUNC in @flags the call returns its full length.
+	 * Handshake data is a byte stream per level: what does not fit stays
+	 * for the next call, with no MSG_TRUNC.
+	 */
+	event = QUIC_RCV_CB(skb)->kind == QUIC_RCV_EVENT;
+	err = copy;
+	if (event && copy < skb->len) {
+		msg->msg_flags |= MSG_TRUNC;
+		if (flags & MSG_TRUNC)
+			err = skb->len;
+	}
 	if (!(flags & MSG_PEEK)) {
-		if (copy < skb->len) {
+		if (copy < skb->len && !event) {
 			/* The rest stays for the next call. */
 			skb_pull(skb, copy);
 			QUIC_RCV_CB(skb)->offset += copy;
@@ -593,7 +680,6 @@ int quic_sock_recvmsg(struct sock *sk, struct msghdr *msg, size_t len,
 			kfree_skb(skb);
 		}
 	}
-	err = copy;
 out:
 	release_sock(sk);
 	return err;
@@ -614,6 +700,7 @@ int quic_inet_connect(struct socket *sock, struct sockaddr *addr,
 	err = quic_addr_from_user(sk, addr, addr_len, &peer);
 	if (err)
 		return err;
+	quic_addr_unmap(&peer);
 
 	lock_sock(sk);
 	err = -EISCONN;
@@ -903,16 +990,25 @@ __poll_t quic_inet_poll(struct file *file, struct socket *sock,
 		mask |= EPOLLERR;
 	if (quic_rcv_ready(sk))
 		mask |= EPOLLIN | EPOLLRDNORM;
+	if (state == QUIC_SS_CLOSED && qs_never_connected(sk))
+		return mask | EPOLLHUP;
 	if (state == QUIC_SS_CONNECTING ||
 	    (state == QUIC_SS_ESTABLISHED && quic_streams_writable(sk)))
-		mask |= EPOLLOUT | EPOLLWRNORM;
-	else if (state == QUIC_SS_ESTABLISHED && sk->sk_socket)
-		set_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
-	else if (state == QUIC_SS_CLOSED)
-		mask |= EPOLLHUP;
-	else
-		mask |= EPOLLIN | EPOLLRDNORM | EPOLLRDHUP;
-	return mask;
+		return mask | EPOLLOUT | EPOLLWRNORM;
+	if (state == QUIC_SS_ESTABLISHED &&
+	    !(READ_ONCE(sk->sk_shutdown) & SEND_SHUTDOWN)) {
+		if (sk->sk_socket)
+			set_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
+		return mask;
+	}
+	/*
+	 * The connection is over (closed by either end, or timed out): as
+	 * on a TCP socket whose both directions are shut down, reads end
+	 * (EOF or the error) and writes fail at once (EPIPE), so pollers of
+	 * either kind wake and learn it: POLLHUP with POLLIN and POLLOUT.
+	 */
+	return mask | EPOLLIN | EPOLLRDNORM | EPOLLRDHUP | EPOLLHUP |
+	       EPOLLOUT | EPOLLWRNORM;
 }
 
 /*

@@ -29,6 +29,8 @@ struct quic_udp_sock;
 #define QUIC_ALPN_MAX		128	/* bytes of the comma-separated list */
 #define QUIC_TP_EXT_MAX		512	/* our encoded transport parameters */
 #define QUIC_TICKET_MAX		4096	/* session data or ticket key */
+#define QUIC_TICKET_KEY_LEN	64	/* a server's key made by the kernel */
+#define QUIC_TOKEN_MAX		512	/* a client's address-validation token */
 
 union quic_addr {
 	struct sockaddr		sa;
@@ -50,6 +52,8 @@ struct quic_sock {
 	union quic_addr		peer;	/* valid once connecting */
 	struct quic_udp_sock	*udp;	/* the UDP tunnel socket we are bound to */
 	struct dst_cache	dst_cache;	/* route to the peer */
+	u32			route_mark;	/* SO_MARK of the cached route */
+	int			route_oif;	/* SO_BINDTODEVICE of it */
 	struct list_head	proc_node;	/* in /proc/net/quic's list */
 
 	bool			is_server;
@@ -110,6 +114,13 @@ struct quic_sock {
 
 	u8			*ticket;	/* QUIC_SOCKOPT_SESSION_TICKET */
 	u32			ticket_len;
+	u8			*token;		/* client: QUIC_SOCKOPT_TOKEN */
+	u32			token_len;
+	/* Client: the peer's parameters remembered for 0-RTT (remote = 1). */
+	struct quic_transport_param peer_tp_saved;
+	bool			peer_tp_saved_set;
+	/* Our transport parameters were read (to be sent): they are fixed. */
+	bool			local_tp_sent;
 	/* Our part of sk_omem_alloc (quic_obj_alloc()): 0 once freed. */
 	u32			omem;
 	u32			events;		/* BIT(enum quic_event_type) on */
@@ -134,6 +145,8 @@ void *quic_obj_alloc(struct sock *sk, size_t size, gfp_t gfp);
 void quic_obj_free(struct sock *sk, void *obj, size_t size);
 void quic_obj_charge(struct sock *sk, int delta);
 void quic_ticket_set(struct sock *sk, u8 *buf, u32 len);
+void quic_token_set(struct sock *sk, u8 *buf, u32 len);
+int quic_ticket_key_make(struct sock *sk);
 
 /* Where a received datagram came from, while quic_input() runs. */
 struct quic_input_cb {
@@ -188,6 +201,8 @@ enum quic_stat {
 	QUIC_STAT_KEY_UPDATE,
 	QUIC_STAT_PENDING,	/* a gauge: pending connections now (socket.c) */
 	QUIC_STAT_REFUSED,	/* no listener for the ALPN (dispatch.c) */
+	QUIC_STAT_DATA_BLOCKED_RX,	/* the peer's DATA_BLOCKED frames */
+	QUIC_STAT_STREAM_BLOCKED_RX,	/* and its STREAM_DATA_BLOCKED */
 	QUIC_STAT_MAX,
 };
 

@@ -191,21 +191,63 @@ static int quic_tp_from_user(struct quic_transport_params *tp,
 	return 0;
 }
 
-/* QUIC_SOCKOPT_TRANSPORT_PARAM: ours, before the connection starts. */
+/* A listener, or a connection accepted by one. */
+static bool quic_is_server_sock(const struct sock *sk)
+{
+	return quic_sk(sk)->is_server || sk->sk_state == QUIC_SS_LISTENING;
+}
+
+/*
+ * The peer's parameters that a client remembers from an earlier connection
+ * (remote = 1), for 0-RTT: kept, read back with remote = 1 until the
+ * server's own arrive and replace them.  0-RTT itself is not built (issue
+ * 14): nothing is sent under them, streams wait for the handshake.
+ */
+static int quic_set_tp_remote(struct sock *sk,
+			      const struct quic_transport_param *p)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	struct quic_transport_params tp;
+	int err;
+
+	if (quic_is_server_sock(sk))
+		return -EINVAL;
+	if (qs->peer_tp_set || qs->handshake_done)
+		return -EISCONN;
+	/* Checked as ours would be, and kept as they read back. */
+	quic_tp_init(&tp);
+	err = quic_tp_from_user(&tp, p);
+	if (err)
+		return err;
+	qs->peer_tp_saved = *p;
+	qs->peer_tp_saved_set = true;
+	return 0;
+}
+
+/*
+ * QUIC_SOCKOPT_TRANSPORT_PARAM: ours, until they are sent: before the
+ * handshake starts, or, after connect() (or accept()), until libquic reads
+ * the encoded extension to send it (-EISCONN after).
+ */
 static int quic_set_tp(struct sock *sk, sockptr_t optval, unsigned int optlen)
 {
 	struct quic_sock *qs = quic_sk(sk);
 	struct quic_transport_param p;
+	int err;
 
 	if (optlen < sizeof(p))
 		return -EINVAL;
 	if (copy_from_sockptr(&p, optval, sizeof(p)))
 		return -EFAULT;
 	if (p.remote)
-		return -EOPNOTSUPP;	/* the peer's, for 0-RTT: no 0-RTT */
-	if (qs->peer.sa.sa_family)
+		return quic_set_tp_remote(sk, &p);
+	if (qs->local_tp_sent || qs->handshake_done ||
+	    (qs_was_connected(sk) && sk->sk_state != QUIC_SS_CONNECTING))
 		return -EISCONN;
-	return quic_tp_from_user(&qs->local_tp, &p);
+	err = quic_tp_from_user(&qs->local_tp, &p);
+	if (!err && qs_was_connected(sk))
+		quic_conn_local_tp_changed(sk);
+	return err;
 }
 
 static int quic_get_tp(struct sock *sk, char __user *optval,
@@ -218,8 +260,12 @@ static int quic_get_tp(struct sock *sk, char __user *optval,
 		return -EINVAL;
 	if (copy_from_user(&p, optval, sizeof(p)))
 		return -EFAULT;
-	if (p.remote && !qs->peer_tp_set)
-		return -ENOTCONN;
+	if (p.remote && !qs->peer_tp_set) {
+		if (!qs->peer_tp_saved_set)
+			return -ENOTCONN;
+		p = qs->peer_tp_saved;	/* through the stack: usercopy */
+		return quic_put_opt(optval, optlen, len, &p, sizeof(p));
+	}
 	quic_tp_to_user(p.remote ? &qs->peer_tp : &qs->local_tp, &p);
 	return quic_put_opt(optval, optlen, len, &p, sizeof(p));
 }
@@ -344,17 +390,19 @@ static int quic_config_check(const struct quic_config *c)
 
 /*
  * A zero field keeps the current value, as the draft API says, except
- * congestion_control_algo, where 0 is QUIC_CONG_ALG_RENO.
+ * congestion_control_algo before the connection starts, where 0 is
+ * QUIC_CONG_ALG_RENO (@started: 0 keeps it too).
  */
 static void quic_config_merge(struct quic_config *cur,
-			      const struct quic_config *c)
+			      const struct quic_config *c, bool started)
 {
 	cur->version = c->version ?: cur->version;
 	cur->initial_smoothed_rtt =
 		c->initial_smoothed_rtt ?: cur->initial_smoothed_rtt;
 	cur->payload_cipher_type =
 		c->payload_cipher_type ?: cur->payload_cipher_type;
-	cur->congestion_control_algo = c->congestion_control_algo;
+	if (!started || c->congestion_control_algo)
+		cur->congestion_control_algo = c->congestion_control_algo;
 	cur->stream_data_nodelay =
 		c->stream_data_nodelay ?: cur->stream_data_nodelay;
 	cur->receive_session_ticket =
@@ -363,6 +411,37 @@ static void quic_config_merge(struct quic_config *cur,
 		c->certificate_request ?: cur->certificate_request;
 	cur->keepalive_probe_interval =
 		c->keepalive_probe_interval ?: cur->keepalive_probe_interval;
+}
+
+/*
+ * QUIC_SOCKOPT_CONFIG on a connection (after connect() or accept()).  The
+ * version, the congestion controller and the initial RTT took effect when
+ * it started: a different value is -EISCONN, except the initial RTT while
+ * no RTT sample was taken (it is applied then).  The other fields can
+ * change at any time.  A connection that is over takes nothing.
+ */
+static int quic_config_started(struct sock *sk, const struct quic_config *c)
+{
+	struct quic_sock *qs = quic_sk(sk);
+
+	if (sk->sk_state != QUIC_SS_CONNECTING &&
+	    sk->sk_state != QUIC_SS_ESTABLISHED)
+		return -EISCONN;
+	if ((c->version && c->version != qs->version) ||
+	    (c->congestion_control_algo &&
+	     c->congestion_control_algo != qs->cong.algo) ||
+	    (c->payload_cipher_type &&
+	     c->payload_cipher_type != qs->config.payload_cipher_type &&
+	     quic_crypto_ready(&qs->crypto, QUIC_CRYPTO_HANDSHAKE, true)))
+		return -EISCONN;
+	if (c->initial_smoothed_rtt &&
+	    c->initial_smoothed_rtt != qs->config.initial_smoothed_rtt) {
+		if (qs->rtt.has_sample)
+			return -EISCONN;
+		quic_rtt_init(&qs->rtt, c->initial_smoothed_rtt);
+		quic_timer_rearm(sk);
+	}
+	return 0;
 }
 
 static int quic_set_config(struct sock *sk, sockptr_t optval,
@@ -379,10 +458,14 @@ static int quic_set_config(struct sock *sk, sockptr_t optval,
 	err = quic_config_check(&c);
 	if (err)
 		return err;
-	if (qs->peer.sa.sa_family)
-		return -EISCONN;	/* the connection already runs */
-	quic_config_merge(&qs->config, &c);
-	qs->version = qs->config.version;
+	if (qs_was_connected(sk)) {
+		err = quic_config_started(sk, &c);
+		if (err)
+			return err;
+	}
+	quic_config_merge(&qs->config, &c, qs_was_connected(sk));
+	if (!qs_was_connected(sk))
+		qs->version = qs->config.version;
 	return 0;
 }
 
@@ -415,6 +498,35 @@ static int quic_set_event(struct sock *sk, sockptr_t optval,
 	return 0;
 }
 
+/*
+ * QUIC_SOCKOPT_TOKEN, client: the address-validation token its Initials
+ * carry (RFC 9000 §8.1.3), from a NEW_TOKEN of an earlier connection; an
+ * empty one clears it.  It can change until the first Initial is sent
+ * (-EISCONN after: every Initial carries the same token).  A server's
+ * set with no value asks for a NEW_TOKEN frame, which is not built yet
+ * (issue 14): -EOPNOTSUPP; any other set on a server is -EINVAL.
+ */
+static int quic_set_token(struct sock *sk, sockptr_t optval,
+			  unsigned int optlen)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	u8 *buf = NULL;
+
+	if (quic_is_server_sock(sk))
+		return sockptr_is_null(optval) ? -EOPNOTSUPP : -EINVAL;
+	if (optlen > QUIC_TOKEN_MAX)
+		return -EINVAL;
+	if (qs->space[QUIC_PN_SPACE_INITIAL].next_pn)
+		return -EISCONN;
+	if (optlen) {
+		buf = memdup_sockptr(optval, optlen);
+		if (IS_ERR(buf))
+			return PTR_ERR(buf);
+	}
+	quic_token_set(sk, buf, optlen);
+	return 0;
+}
+
 static int quic_setsockopt_quic(struct sock *sk, int optname,
 				sockptr_t optval, unsigned int optlen)
 {
@@ -441,21 +553,82 @@ static int quic_setsockopt_quic(struct sock *sk, int optname,
 	case QUIC_SOCKOPT_KEY_UPDATE:
 		/* No value: the call itself is the request. */
 		return quic_key_update_initiate(sk);
+	case QUIC_SOCKOPT_TOKEN:
+		return quic_set_token(sk, optval, optlen);
+	case QUIC_SOCKOPT_CONNECTION_ID:
+	case QUIC_SOCKOPT_CONNECTION_MIGRATION:
+		/* New connection IDs and migration: issue 15. */
+		return -EOPNOTSUPP;
 	default:
 		return -ENOPROTOOPT;
 	}
 }
 
+/*
+ * Our encoded transport parameters.  Read on a connection, they are about
+ * to be sent (libquic puts them in the ClientHello or the
+ * EncryptedExtensions): from then on QUIC_SOCKOPT_TRANSPORT_PARAM cannot
+ * change them.
+ */
 static int quic_get_tp_ext(struct sock *sk, char __user *optval,
 			   int __user *optlen, int len)
 {
 	u8 buf[QUIC_TP_EXT_MAX];
-	int n;
+	int n, err;
 
 	n = quic_tp_encode(buf, sizeof(buf), &quic_sk(sk)->local_tp);
 	if (n < 0)
 		return n;
-	return quic_put_opt(optval, optlen, len, buf, n);
+	err = quic_put_opt(optval, optlen, len, buf, n);
+	if (!err && qs_was_connected(sk))
+		quic_sk(sk)->local_tp_sent = true;
+	return err;
+}
+
+/*
+ * The client's token, possibly empty.  A server has none to give:
+ * -EINVAL, which tells a library (as the draft's reference does) that the
+ * socket is a server's.
+ */
+static int quic_get_token(struct sock *sk, char __user *optval,
+			  int __user *optlen, int len)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	u8 buf[QUIC_TOKEN_MAX];
+
+	if (quic_is_server_sock(sk))
+		return -EINVAL;
+	if (qs->token_len)	/* through the stack: usercopy */
+		memcpy(buf, qs->token, qs->token_len);
+	return quic_put_opt(optval, optlen, len, buf, qs->token_len);
+}
+
+/*
+ * QUIC_SOCKOPT_SESSION_TICKET, read: a client's session data (or the
+ * NewSessionTicket messages received), a server's ticket key, which the
+ * kernel makes if the user set none.
+ */
+static int quic_get_ticket(struct sock *sk, char __user *optval,
+			   int __user *optlen, int len)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	u8 *buf;
+	int err;
+
+	if (quic_is_server_sock(sk)) {
+		err = quic_ticket_key_make(sk);
+		if (err)
+			return err;
+	}
+	if (!qs->ticket_len)
+		return quic_put_opt(optval, optlen, len, NULL, 0);
+	/* Through a copy: hardened usercopy guards the slab objects. */
+	buf = kmemdup(qs->ticket, qs->ticket_len, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	err = quic_put_opt(optval, optlen, len, buf, qs->ticket_len);
+	kfree_sensitive(buf);
+	return err;
 }
 
 static int quic_get_event(struct sock *sk, char __user *optval,
@@ -505,8 +678,9 @@ static int quic_getsockopt_quic(struct sock *sk, int optname,
 		return quic_put_opt(optval, optlen, len, &u.close,
 				    sizeof(u.close));
 	case QUIC_SOCKOPT_SESSION_TICKET:
-		return quic_put_opt(optval, optlen, len, qs->ticket,
-				    qs->ticket_len);
+		return quic_get_ticket(sk, optval, optlen, len);
+	case QUIC_SOCKOPT_TOKEN:
+		return quic_get_token(sk, optval, optlen, len);
 	case QUIC_SOCKOPT_CONFIG:
 		u.config = qs->config;
 		u.config.version = qs->version;	/* a server's: the client's */
@@ -518,6 +692,8 @@ static int quic_getsockopt_quic(struct sock *sk, int optname,
 		return quic_get_tp(sk, optval, optlen, len);
 	case QUIC_SOCKOPT_STREAM_OPEN:
 		return quic_get_stream_open(sk, optval, optlen, len);
+	case QUIC_SOCKOPT_CONNECTION_ID:
+		return -EOPNOTSUPP;	/* issue 15 */
 	default:
 		return -ENOPROTOOPT;
 	}

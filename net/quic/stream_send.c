@@ -43,6 +43,7 @@ enum quic_fill_result {
 	QUIC_FILL_NONE,		/* nothing to send */
 	QUIC_FILL_ROOM,		/* no room left in the packet */
 	QUIC_FILL_WROTE,
+	QUIC_FILL_HELD,		/* a small write waits for an ACK (Nagle) */
 };
 
 static bool quic_sndbuf_free(const struct sock *sk)
@@ -277,7 +278,9 @@ int quic_stream_open_user(struct sock *sk, s64 id, u32 flags, bool nonblock,
 /*
  * sendmsg() of stream data: @id is the stream (-1: open the next one,
  * unidirectional with MSG_QUIC_STREAM_UNI), @flags the message and stream
- * flags.  Returns the bytes taken, or an error if none were.
+ * flags.  Returns the bytes taken, or an error if none were.  Running out
+ * of credit always queues DATA_BLOCKED or STREAM_DATA_BLOCKED (once per
+ * limit), so MSG_QUIC_STREAM_SNDBLOCK asks for what is done anyway.
  */
 int quic_stream_sendmsg(struct sock *sk, struct msghdr *msg, size_t len,
 			s64 id, u32 flags)
@@ -290,6 +293,9 @@ int quic_stream_sendmsg(struct sock *sk, struct msghdr *msg, size_t len,
 	size_t copied = 0;
 	int err;
 
+	/* MSG_QUIC_STREAM_NEW opens a stream: one already open is -EEXIST. */
+	if ((flags & MSG_QUIC_STREAM_NEW) && id >= 0 && quic_stream_find(sk, id))
+		return -EEXIST;
 	err = quic_stream_open_wait(sk, id, flags, &timeo, &s);
 	if (err)
 		return err;
@@ -416,6 +422,24 @@ static u32 quic_stream_fit(const struct quic_wr *wr, u32 hdr, u64 avail)
 				       QUIC_STREAM_FRAME_MAX));
 }
 
+/*
+ * Nagle's rule (RFC 896), per stream, as TCP applies it unless
+ * TCP_NODELAY: new data of @s that would not fill the packet waits while
+ * data of @s sent before is unacknowledged, so that small writes go out
+ * together once the ACK comes.  QUIC_SOCKOPT_CONFIG's stream_data_nodelay
+ * turns it off; FIN sends at once.  A request and its response each leave
+ * at once (nothing is in flight on the stream by then: the response
+ * carries the ACK of the request).
+ */
+static bool quic_stream_nagle(struct sock *sk, const struct quic_stream *s,
+			      const struct quic_wr *wr, u64 avail)
+{
+	if (quic_sk(sk)->config.stream_data_nodelay || s->fin_written)
+		return false;
+	return s->acked < s->sent &&
+	       quic_stream_hdr_len(s->id, s->sent) + avail < quic_wr_left(wr);
+}
+
 /* New data (and FIN) of @s into the packet. */
 static int quic_stream_fill_new(struct sock *sk, struct quic_stream *s,
 				struct quic_wr *wr, struct list_head *sent)
@@ -428,6 +452,8 @@ static int quic_stream_fill_new(struct sock *sk, struct quic_stream *s,
 
 	if (!avail && (!s->fin_written || s->fin_sent))
 		return QUIC_FILL_NONE;
+	if (quic_stream_nagle(sk, s, wr, avail))
+		return QUIC_FILL_HELD;
 	n = quic_stream_fit(wr, quic_stream_hdr_len(s->id, s->sent), avail);
 	if (!n && avail)
 		return QUIC_FILL_ROOM;
@@ -609,6 +635,7 @@ bool quic_streams_fill(struct sock *sk, struct quic_wr *wr,
 	struct quic_streams *st = &quic_sk(sk)->streams;
 	bool eliciting = false;
 	struct quic_stream *s;
+	LIST_HEAD(held);
 	int ret;
 
 	if (!quic_streams_fill_ctrl(sk, wr, sent, &eliciting))
@@ -619,6 +646,10 @@ bool quic_streams_fill(struct sock *sk, struct quic_wr *wr,
 		ret = quic_stream_fill_new(sk, s, wr, sent);
 		if (ret == QUIC_FILL_ROOM)
 			break;
+		if (ret == QUIC_FILL_HELD) {
+			list_move_tail(&s->send_node, &held);
+			continue;
+		}
 		if (ret == QUIC_FILL_WROTE)
 			eliciting = true;
 		if (s->sent == s->written && (!s->fin_written || s->fin_sent))
@@ -626,6 +657,8 @@ bool quic_streams_fill(struct sock *sk, struct quic_wr *wr,
 		else
 			list_move_tail(&s->send_node, &st->send_list);
 	}
+	/* Held streams keep their turn for the next packet. */
+	list_splice(&held, &st->send_list);
 	return eliciting;
 }
 

@@ -174,6 +174,26 @@ int quic_udp_set_listener(struct quic_udp_sock *us, struct sock *sk, bool on)
 }
 
 /*
+ * The SO_MARK and SO_BINDTODEVICE of the QUIC socket (not of the UDP
+ * tunnel socket, which many connections share) steer its route lookups,
+ * and the mark goes with its packets (netfilter, tc).  They are set with
+ * SOL_SOCKET, which the module does not see: a change is noticed here and
+ * drops the cached route.  Socket lock held.
+ */
+static void quic_udp_route_key(struct sock *sk, u32 *mark, int *oif)
+{
+	struct quic_sock *qs = quic_sk(sk);
+
+	*mark = READ_ONCE(sk->sk_mark);
+	*oif = READ_ONCE(sk->sk_bound_dev_if);
+	if (*mark == qs->route_mark && *oif == qs->route_oif)
+		return;
+	dst_cache_reset(&qs->dst_cache);
+	qs->route_mark = *mark;
+	qs->route_oif = *oif;
+}
+
+/*
  * The route to the peer, from the connection's cache or looked up and
  * cached; a reference for the caller.  *saddr gets the source address.
  */
@@ -183,16 +203,20 @@ static struct rtable *quic_udp_route4(struct sock *sk, struct sock *usk,
 				      __be32 *saddr)
 {
 	struct dst_cache *cache = &quic_sk(sk)->dst_cache;
+	struct net *net = sock_net(usk);
 	struct flowi4 fl4;
 	struct rtable *rt;
+	u32 mark;
+	int oif;
 
+	quic_udp_route_key(sk, &mark, &oif);
 	rt = dst_cache_get_ip4(cache, saddr);
 	if (rt)
 		return rt;
-	rt = ip_route_output_ports(sock_net(usk), &fl4, usk,
-				   dst->sin_addr.s_addr, src->sin_addr.s_addr,
-				   dst->sin_port, src->sin_port, IPPROTO_UDP,
-				   0, 0);
+	flowi4_init_output(&fl4, oif, mark, 0, RT_SCOPE_UNIVERSE, IPPROTO_UDP,
+			   0, dst->sin_addr.s_addr, src->sin_addr.s_addr,
+			   dst->sin_port, src->sin_port, sock_net_uid(net, sk));
+	rt = ip_route_output_flow(net, &fl4, usk);
 	if (IS_ERR(rt))
 		return rt;
 	*saddr = fl4.saddr;
@@ -208,14 +232,20 @@ static struct dst_entry *quic_udp_route6(struct sock *sk, struct sock *usk,
 	struct dst_cache *cache = &quic_sk(sk)->dst_cache;
 	struct flowi6 fl6 = {
 		.flowi6_proto	= IPPROTO_UDP,
-		.flowi6_oif	= dst->sin6_scope_id,
 		.daddr		= dst->sin6_addr,
 		.saddr		= src->sin6_addr,
 		.fl6_dport	= dst->sin6_port,
 		.fl6_sport	= src->sin6_port,
 	};
 	struct dst_entry *dst_ent;
+	u32 mark;
+	int oif;
 
+	quic_udp_route_key(sk, &mark, &oif);
+	/* A link-local peer's scope wins over the bound device. */
+	fl6.flowi6_oif = dst->sin6_scope_id ?: oif;
+	fl6.flowi6_mark = mark;
+	fl6.flowi6_uid = sock_net_uid(sock_net(usk), sk);
 	dst_ent = dst_cache_get_ip6(cache, saddr);
 	if (dst_ent)
 		return dst_ent;
@@ -275,6 +305,7 @@ static int quic_udp_xmit_bh(struct sock *sk, struct sk_buff *skb)
 	union quic_addr src;
 	u8 tos, ttl;
 
+	skb->mark = READ_ONCE(sk->sk_mark);	/* SO_MARK */
 	if (peer->sa.sa_family == AF_INET) {
 		struct rtable *rt;
 		__be32 saddr;

@@ -74,6 +74,9 @@ struct conn_cfg {
 	config_fn client_config;	/* QUIC_SOCKOPT_CONFIG, before connect() */
 	int server_events[4];	/* QUIC_EVENT_* to enable on the listener */
 	int server_rcvbuf;	/* SO_RCVBUF of the listener, if not 0 */
+	int client_events[4];	/* QUIC_EVENT_* to enable on the client */
+	/* Called between the client's connect() and its handshake. */
+	int (*client_after_connect)(int fd);
 };
 
 struct conn {
@@ -192,6 +195,8 @@ static inline int conn_open_cfg(struct conn *c, int family,
 		CHECK_OK(apply_tp(c->cfd, cfg->client_tp));
 	if (cfg && cfg->client_config)
 		CHECK_OK(apply_config(c->cfd, cfg->client_config));
+	for (i = 0; cfg && i < 4 && cfg->client_events[i]; i++)
+		CHECK_OK(enable_event(c->cfd, cfg->client_events[i]));
 	if (tap_failed_checks) {
 		close(sa.lfd);
 		return -1;
@@ -199,6 +204,8 @@ static inline int conn_open_cfg(struct conn *c, int family,
 
 	pthread_create(&th, NULL, server_main, &sa);
 	CHECK_OK(connect(c->cfd, (struct sockaddr *)&ss, len));
+	if (cfg && cfg->client_after_connect)
+		CHECK_OK(cfg->client_after_connect(c->cfd));
 	ret = quic_client_handshake(c->cfd, psk_file, NULL, ALPN);
 	if (ret)
 		close(c->cfd);	/* let the server's handshake fail too */

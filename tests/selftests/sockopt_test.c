@@ -13,8 +13,10 @@
 #include <netinet/in.h>
 #include <netinet/ip.h>
 #include <stdint.h>
+#include <sched.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/quic.h>
@@ -293,9 +295,14 @@ static void test_tp_refused(void)
 	memset(&p, 0, sizeof(p));
 	p.disable_1rtt_encryption = 1;
 	CHECK_ERR(set_tp(fd, &p), EOPNOTSUPP);
+	/* The peer's, remembered for 0-RTT: refused as ours would be. */
 	memset(&p, 0, sizeof(p));
-	p.remote = 1;				/* no 0-RTT */
+	p.remote = 1;
+	p.stateless_reset = 1;
 	CHECK_ERR(set_tp(fd, &p), EOPNOTSUPP);
+	memset(&got, 0, sizeof(got));
+	got.remote = 1;
+	CHECK_ERR(get_tp(fd, &got), ENOTCONN);
 	/* There is no compatible version negotiation to disable. */
 	memset(&p, 0, sizeof(p));
 	p.disable_compatible_version = 1;
@@ -437,6 +444,208 @@ static void test_events(void)
 	close(fd);
 }
 
+/* ---- QUIC_SOCKOPT_TOKEN ---- */
+
+/* The token field of a client Initial in @d (@n bytes): its length, or -1. */
+static long initial_token(const uint8_t *d, size_t n, const uint8_t **tok)
+{
+	const uint8_t *p = d, *end = d + n;
+	uint64_t len;
+
+	/* long header, Initial (type 0 of v1), version, DCID, SCID */
+	if (n < 7 || (d[0] & 0xb0) != 0x80)
+		return -1;
+	p += 5;
+	if (end - p < 1 + *p)
+		return -1;
+	p += 1 + *p;
+	if (end - p < 1 + *p)
+		return -1;
+	p += 1 + *p;
+	if (varint(&p, end, &len) || (uint64_t)(end - p) < len)
+		return -1;
+	*tok = p;
+	return len;
+}
+
+/*
+ * A client's token: empty at first, set and read back, carried by every
+ * Initial it sends; fixed once one was sent (EISCONN); bounded (EINVAL).
+ */
+static void test_token_initial(int family)
+{
+	static uint8_t big[513];
+	const char tok[] = "a token from an earlier NEW_TOKEN";
+	uint8_t buf[2048];
+	const uint8_t *t;
+	socklen_t len = sizeof(buf);
+	int fd = qsock(family), peer = udp_peer(family), i;
+	long tl = -1;
+	ssize_t n;
+
+	CHECK(peer >= 0);
+	CHECK_OK(getsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_TOKEN, buf, &len));
+	CHECK(len == 0);
+	CHECK_ERR(setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_TOKEN, big, sizeof(big)),
+		  EINVAL);
+	CHECK_OK(setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_TOKEN, tok, sizeof(tok)));
+	len = sizeof(buf);
+	CHECK_OK(getsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_TOKEN, buf, &len));
+	CHECK(len == sizeof(tok) && !memcmp(buf, tok, len));
+	CHECK_OK(start_initial(fd, family, peer));
+	/* The first Initial and a retransmission (PTO) both carry it. */
+	for (i = 0; i < 2; i++) {
+		long long end = now_ms() + 3000;
+
+		do {
+			n = recv(peer, buf, sizeof(buf), 0);
+		} while (n <= 0 && now_ms() < end);
+		tl = n > 0 ? initial_token(buf, n, &t) : -1;
+		printf("# Initial %d: %zd bytes, token of %ld\n", i, n, tl);
+		CHECK(n >= 1200 && tl == sizeof(tok) && !memcmp(t, tok, tl));
+	}
+	CHECK_ERR(setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_TOKEN, "x", 1), EISCONN);
+	close(fd);
+	close(peer);
+
+	/* Without one, the token field is empty. */
+	fd = qsock(family);
+	peer = udp_peer(family);
+	CHECK_OK(start_initial(fd, family, peer));
+	n = recv(peer, buf, sizeof(buf), 0);
+	CHECK(n > 0 && initial_token(buf, n, &t) == 0);
+	close(fd);
+	close(peer);
+}
+
+static void test_token_initial_v4(void) { test_token_initial(AF_INET); }
+static void test_token_initial_v6(void) { test_token_initial(AF_INET6); }
+
+/*
+ * Options of other issues, refused: connection IDs and migration (issue
+ * 15).  KEY_UPDATE is key_update_test's.
+ */
+static void test_refused_options(void)
+{
+	struct quic_connection_id_info ci = {};
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	socklen_t len = sizeof(ci);
+	int fd = qsock(AF_INET);
+
+	CHECK_ERR(setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_CONNECTION_ID, &ci,
+			     sizeof(ci)), EOPNOTSUPP);
+	CHECK_ERR(getsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_CONNECTION_ID, &ci,
+			     &len), EOPNOTSUPP);
+	CHECK_ERR(setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_CONNECTION_MIGRATION,
+			     &sin, sizeof(sin)), EOPNOTSUPP);
+	/* Not a QUIC option at all. */
+	CHECK_ERR(setsockopt(fd, SOL_QUIC, 99, &ci, sizeof(ci)), ENOPROTOOPT);
+	close(fd);
+}
+
+/* ---- SO_MARK and SO_BINDTODEVICE ---- */
+
+/* Packets sent by the device @dev so far, or -1. */
+static long tx_packets(const char *dev)
+{
+	char path[128];
+	long n = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/tx_packets",
+		 dev);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &n) != 1)
+		n = -1;
+	fclose(f);
+	return n;
+}
+
+/*
+ * Two dummy devices, each with a route to 10.99.0.0/24: d0 in the main
+ * table, d1 in table 100, used for fwmark 0x42 (and in the main table
+ * with a worse metric).  Run in a private network namespace.
+ */
+static int route_setup(void)
+{
+	return system("set -e; ip link set lo up;"
+		      "for d in d0 d1; do ip link add $d type dummy;"
+		      " ip link set $d up; done;"
+		      "ip addr add 10.77.0.1/24 dev d0;"
+		      "ip addr add 10.78.0.1/24 dev d1;"
+		      "ip route add 10.99.0.0/24 dev d0;"
+		      "ip route add 10.99.0.0/24 dev d1 metric 100;"
+		      "ip route add 10.99.0.0/24 dev d1 table 100;"
+		      "ip rule add fwmark 0x42 lookup 100");
+}
+
+/*
+ * The device the Initial of a client with SO_MARK @mark (if not 0) and
+ * SO_BINDTODEVICE @dev (if not NULL) leaves by: 0 for d0, 1 for d1, -1.
+ */
+static int initial_device(int mark, const char *dev)
+{
+	struct quic_handshake_info info = { .crypto_level = QUIC_CRYPTO_INITIAL };
+	static const char hello[64] = { 1 };
+	struct sockaddr_storage ss;
+	socklen_t len = make_addr(AF_INET, "10.99.0.5", 4433, &ss);
+	long d0 = tx_packets("d0"), d1 = tx_packets("d1");
+	int fd = qsock(AF_INET), ret = -1;
+
+	if (mark && setsockopt(fd, SOL_SOCKET, SO_MARK, &mark, sizeof(mark)))
+		goto out;
+	if (dev && setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, dev,
+			      strlen(dev) + 1))
+		goto out;
+	if (connect(fd, (struct sockaddr *)&ss, len) ||
+	    qsend_cmsg(fd, hello, sizeof(hello), QUIC_HANDSHAKE_INFO, &info,
+		       sizeof(info), MSG_DONTWAIT) != sizeof(hello))
+		goto out;
+	d0 = tx_packets("d0") - d0;
+	d1 = tx_packets("d1") - d1;
+	printf("# mark %#x dev %s: %ld packets by d0, %ld by d1\n", mark,
+	       dev ? dev : "-", d0, d1);
+	if (d0 > 0 && !d1)
+		ret = 0;
+	else if (d1 > 0 && !d0)
+		ret = 1;
+out:
+	close(fd);
+	return ret;
+}
+
+/*
+ * SO_MARK and SO_BINDTODEVICE of the QUIC socket steer its packets' route
+ * (a fwmark rule, a bound device), in a child in its own network namespace.
+ */
+static void test_mark_bindtodevice(void)
+{
+	int status;
+	pid_t pid;
+
+	if (system("command -v ip > /dev/null"))
+		SKIP_TEST("no ip (iproute2)");
+	pid = fork();
+	if (!pid) {
+		if (unshare(CLONE_NEWNET) || route_setup()) {
+			printf("# no network namespace with dummy devices\n");
+			_exit(1);
+		}
+		tap_failed_checks = 0;
+		CHECK(initial_device(0, NULL) == 0);
+		CHECK(initial_device(0x42, NULL) == 1);
+		CHECK(initial_device(0x41, NULL) == 0);
+		CHECK(initial_device(0, "d1") == 1);
+		CHECK(initial_device(0x42, "d0") == 0);
+		fflush(stdout);
+		_exit(tap_failed_checks ? 1 : 0);
+	}
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid &&
+	      WIFEXITED(status) && !WEXITSTATUS(status));
+}
+
 /* ---- IP-level options ---- */
 
 /* TOS and TTL (traffic class and hop limit) of the next datagram at @peer. */
@@ -546,11 +755,18 @@ static const struct tap_test tests[] = {
 	  test_config_initial_rtt_v4 },
 	{ "config: initial_smoothed_rtt seeds the RTT and the Initial's PTO (IPv6)",
 	  test_config_initial_rtt_v6 },
-	{ "transport param: datagrams, stateless reset, no 1-RTT encryption, remote: EOPNOTSUPP",
+	{ "transport param: datagrams, stateless reset, no 1-RTT encryption: EOPNOTSUPP",
 	  test_tp_refused },
 	{ "transport param: a zero field keeps the current value", test_tp_zero_keeps },
 	{ "transport param: grease_quic_bit is sent in the extension", test_tp_grease },
 	{ "events that never fire cannot be turned on (EOPNOTSUPP)", test_events },
+	{ "TOKEN: set on a client, read back, carried by its Initials (IPv4)",
+	  test_token_initial_v4 },
+	{ "TOKEN: set on a client, read back, carried by its Initials (IPv6)",
+	  test_token_initial_v6 },
+	{ "CONNECTION_ID and CONNECTION_MIGRATION: EOPNOTSUPP", test_refused_options },
+	{ "SO_MARK and SO_BINDTODEVICE steer the route of our packets",
+	  test_mark_bindtodevice },
 	{ "IP_TOS and IP_TTL reach the packets (IPv4)", test_ip_tos_ttl_v4 },
 	{ "IPV6_TCLASS and IPV6_UNICAST_HOPS reach the packets (IPv6)", test_ip_tos_ttl_v6 },
 	{ "ECN bits EINVAL; IP options that do nothing are ENOPROTOOPT", test_ip_refused },
