@@ -15,6 +15,7 @@
 #include <net/ipv6.h>
 
 #include "socket.h"
+#include "stream_fd.h"
 
 /* Copy @len bytes of @data out to a getsockopt() caller. */
 static int quic_put_opt(char __user *optval, int __user *optlen, int len,
@@ -694,6 +695,8 @@ static int quic_getsockopt_quic(struct sock *sk, int optname,
 		return quic_get_stream_open(sk, optval, optlen, len);
 	case QUIC_SOCKOPT_CONNECTION_ID:
 		return -EOPNOTSUPP;	/* issue 15 */
+	case QUIC_SOCKOPT_STREAM_PEELOFF:
+		return quic_stream_peeloff(sk, optval, optlen, len);
 	default:
 		return -ENOPROTOOPT;
 	}

@@ -30,6 +30,7 @@
 
 struct sock;
 struct msghdr;
+struct iov_iter;
 struct quic_wr;
 struct quic_frame_tx;
 struct quic_transport_params;
@@ -54,6 +55,13 @@ enum {
 	QUIC_CONN_CTRL_STREAMS_BLOCKED_UNI = BIT(5),
 };
 
+/* Who reads and writes a stream (quic_stream.peel, stream_fd.c). */
+enum {
+	QUIC_STREAM_PEEL_NONE,		/* the socket: recvmsg() and sendmsg() */
+	QUIC_STREAM_PEEL_OPEN,		/* its own file descriptor */
+	QUIC_STREAM_PEEL_CLOSED,	/* nobody: that fd closed, data dropped */
+};
+
 /* A range of a stream's send data acknowledged above its acked prefix. */
 struct quic_stream_range {
 	struct list_head	list;
@@ -68,6 +76,7 @@ struct quic_stream {
 	struct list_head	read_node;	/* in quic_streams.read_list */
 	u64			id;
 	u8			ctrl;		/* QUIC_STREAM_CTRL_* due */
+	u8			peel;		/* QUIC_STREAM_PEEL_* */
 
 	/* Send side (unused on a unidirectional stream the peer opened). */
 	u8			send_state;	/* QUIC_STREAM_SEND_STATE_* */
@@ -180,6 +189,9 @@ int quic_stream_on_stop_sending(struct sock *sk, u64 id, u32 errcode,
 				u32 *terr);
 void quic_stream_send_free(struct sock *sk, struct quic_stream *s);
 bool quic_streams_writable(const struct sock *sk);
+int quic_stream_send_one(struct sock *sk, u64 id, struct msghdr *msg,
+			 size_t len, u32 flags);
+bool quic_stream_send_ready(struct sock *sk, u64 id);
 bool quic_streams_unacked(struct sock *sk);
 
 /* stream_recv.c: the receive side */
@@ -191,5 +203,8 @@ int quic_stream_stop_sending(struct sock *sk, u64 id, u32 errcode);
 int quic_stream_recvmsg(struct sock *sk, struct msghdr *msg, size_t len,
 			int flags);
 void quic_stream_recv_free(struct sock *sk, struct quic_stream *s);
+int quic_stream_recv_one(struct sock *sk, u64 id, struct iov_iter *to);
+bool quic_stream_recv_ready(struct sock *sk, u64 id);
+void quic_stream_recv_discard(struct sock *sk, struct quic_stream *s);
 
 #endif /* _NET_QUIC_STREAM_H */

@@ -270,7 +270,12 @@ static void quic_stream_check_readable(struct sock *sk, struct quic_stream *s)
 		s->recv_state = QUIC_STREAM_RECV_STATE_RECVD;
 	if (skb_queue_empty(&s->ready) && (!fin || s->fin_read))
 		return;
-	if (list_empty(&s->read_node))
+	if (s->peel == QUIC_STREAM_PEEL_CLOSED) {
+		quic_stream_recv_discard(sk, s);
+		return;
+	}
+	/* A peeled stream is read through its own fd, not recvmsg(). */
+	if (list_empty(&s->read_node) && s->peel == QUIC_STREAM_PEEL_NONE)
 		list_add_tail(&s->read_node,
 			      &quic_sk(sk)->streams.read_list);
 	sk->sk_data_ready(sk);
@@ -357,8 +362,13 @@ int quic_stream_on_reset(struct sock *sk, u64 id, u64 errcode,
 	s->recv_state = QUIC_STREAM_RECV_STATE_RESET_RECVD;
 	errcode = min_t(u64, errcode, U32_MAX);
 	quic_stream_event(sk, id, s->recv_state, errcode, final_size);
-	s->recv_state = QUIC_STREAM_RECV_STATE_RESET_READ;
 	quic_stream_update_windows(sk, NULL);
+	if (s->peel == QUIC_STREAM_PEEL_OPEN) {
+		/* Its fd reports the reset, then lets it go. */
+		sk->sk_data_ready(sk);
+		return 0;
+	}
+	s->recv_state = QUIC_STREAM_RECV_STATE_RESET_READ;
 	quic_stream_try_free(sk, s);
 	return 0;
 }
@@ -380,28 +390,22 @@ int quic_stream_stop_sending(struct sock *sk, u64 id, u32 errcode)
 }
 
 /*
- * recvmsg() of stream data: as much as fits of the first readable stream,
- * with its id and, once the last byte is read, MSG_QUIC_STREAM_FIN.
+ * Copy up to @len bytes of @s's data in order to @to, consuming them unless
+ * @peek.  Returns the bytes copied, or an error if none were.
  */
-int quic_stream_recvmsg(struct sock *sk, struct msghdr *msg, size_t len,
-			int flags)
+static int quic_stream_copy_ready(struct quic_stream *s, struct iov_iter *to,
+				  size_t len, bool peek)
 {
-	struct quic_streams *st = &quic_sk(sk)->streams;
-	struct quic_stream_info info = {};
-	bool peek = flags & MSG_PEEK;
-	struct quic_stream *s;
 	struct sk_buff *skb, *tmp;
 	size_t copied = 0;
 	int err = 0;
-	bool fin;
 
-	s = list_first_entry(&st->read_list, struct quic_stream, read_node);
 	skb_queue_walk_safe(&s->ready, skb, tmp) {
 		u32 n = min_t(size_t, len - copied, skb->len);
 
 		if (!n)
 			break;
-		err = skb_copy_datagram_msg(skb, 0, msg, n);
+		err = skb_copy_datagram_iter(skb, 0, to, n);
 		if (err)
 			break;
 		copied += n;
@@ -418,8 +422,50 @@ int quic_stream_recvmsg(struct sock *sk, struct msghdr *msg, size_t len,
 		__skb_unlink(skb, &s->ready);
 		kfree_skb(skb);
 	}
-	if (err && !copied)
-		return err;
+	return copied ? copied : err;
+}
+
+/*
+ * The user consumed @n more bytes of @s, and its end with them if @fin:
+ * windows open again, and @s is freed if it is done (not to be used then).
+ */
+static void quic_stream_read_done(struct sock *sk, struct quic_stream *s,
+				  u64 n, bool fin)
+{
+	struct quic_streams *st = &quic_sk(sk)->streams;
+
+	s->read += n;
+	st->rx_read += n;
+	if (fin) {
+		s->fin_read = true;
+		s->recv_state = QUIC_STREAM_RECV_STATE_READ;
+		list_del_init(&s->read_node);
+	} else if (skb_queue_empty(&s->ready)) {
+		list_del_init(&s->read_node);
+	}
+	quic_stream_update_windows(sk, s);
+	if (fin)
+		quic_stream_try_free(sk, s);
+}
+
+/*
+ * recvmsg() of stream data: as much as fits of the first readable stream,
+ * with its id and, once the last byte is read, MSG_QUIC_STREAM_FIN.
+ */
+int quic_stream_recvmsg(struct sock *sk, struct msghdr *msg, size_t len,
+			int flags)
+{
+	struct quic_streams *st = &quic_sk(sk)->streams;
+	struct quic_stream_info info = {};
+	bool peek = flags & MSG_PEEK;
+	struct quic_stream *s;
+	int copied, err;
+	bool fin;
+
+	s = list_first_entry(&st->read_list, struct quic_stream, read_node);
+	copied = quic_stream_copy_ready(s, &msg->msg_iter, len, peek);
+	if (copied < 0)
+		return copied;
 
 	fin = s->rx.final_known && s->read + copied == s->rx.final_size;
 	info.stream_id = s->id;
@@ -432,18 +478,58 @@ int quic_stream_recvmsg(struct sock *sk, struct msghdr *msg, size_t len,
 	if (peek)
 		return copied;
 
-	s->read += copied;
-	st->rx_read += copied;
-	if (fin) {
-		s->fin_read = true;
-		s->recv_state = QUIC_STREAM_RECV_STATE_READ;
-		list_del_init(&s->read_node);
-	} else if (skb_queue_empty(&s->ready)) {
-		list_del_init(&s->read_node);
-	}
-	quic_stream_update_windows(sk, s);
-	if (fin)
-		quic_stream_try_free(sk, s);
+	quic_stream_read_done(sk, s, copied, fin);
 	quic_output(sk);
 	return copied;
+}
+
+/*
+ * read() of a peeled stream's fd (stream_fd.c): the bytes read, 0 at the
+ * end of the stream (or for a stream that is gone: its end was read),
+ * -ECONNRESET once for a reset, -EAGAIN when there is nothing yet.
+ */
+int quic_stream_recv_one(struct sock *sk, u64 id, struct iov_iter *to)
+{
+	struct quic_stream *s = quic_stream_find(sk, id);
+	int copied;
+	bool fin;
+
+	if (!s || s->recv_state == QUIC_STREAM_RECV_STATE_READ ||
+	    s->recv_state == QUIC_STREAM_RECV_STATE_RESET_READ)
+		return 0;
+	if (s->recv_state == QUIC_STREAM_RECV_STATE_RESET_RECVD) {
+		quic_stream_recv_discard(sk, s);	/* the reset is read */
+		return -ECONNRESET;
+	}
+	if (skb_queue_empty(&s->ready) &&
+	    s->recv_state != QUIC_STREAM_RECV_STATE_RECVD)
+		return -EAGAIN;
+	copied = quic_stream_copy_ready(s, to, iov_iter_count(to), false);
+	if (copied < 0)
+		return copied;
+	fin = s->rx.final_known && s->read + copied == s->rx.final_size;
+	quic_stream_read_done(sk, s, copied, fin);
+	quic_output(sk);
+	return copied;
+}
+
+/*
+ * Nobody reads @s any more (its fd was closed): what it holds, a reset
+ * and its end count as read.  @s may be freed.
+ */
+void quic_stream_recv_discard(struct sock *sk, struct quic_stream *s)
+{
+	bool fin;
+
+	if (s->recv_state == QUIC_STREAM_RECV_STATE_RESET_RECVD) {
+		s->recv_state = QUIC_STREAM_RECV_STATE_RESET_READ;
+		quic_stream_try_free(sk, s);
+		return;
+	}
+	if (s->recv_state == QUIC_STREAM_RECV_STATE_READ ||
+	    s->recv_state == QUIC_STREAM_RECV_STATE_RESET_READ)
+		return;
+	__skb_queue_purge(&s->ready);
+	fin = s->rx.final_known && s->delivered == s->rx.final_size;
+	quic_stream_read_done(sk, s, s->delivered - s->read, fin);
 }

@@ -189,6 +189,12 @@ static bool quic_cond_can_write(struct sock *sk, s64 id)
 	       quic_stream_credit(&quic_sk(sk)->streams, s) > 0;
 }
 
+/* poll() of a peeled stream's fd: would a write to @id not block? */
+bool quic_stream_send_ready(struct sock *sk, u64 id)
+{
+	return quic_cond_can_write(sk, id);
+}
+
 /*
  * Sleep until @cond holds (checked with the socket lock held), the
  * connection fails or ends, a signal arrives or the timeout runs out.
@@ -276,35 +282,19 @@ int quic_stream_open_user(struct sock *sk, s64 id, u32 flags, bool nonblock,
 }
 
 /*
- * sendmsg() of stream data: @id is the stream (-1: open the next one,
- * unidirectional with MSG_QUIC_STREAM_UNI), @flags the message and stream
- * flags.  Returns the bytes taken, or an error if none were.  Running out
- * of credit always queues DATA_BLOCKED or STREAM_DATA_BLOCKED (once per
- * limit), so MSG_QUIC_STREAM_SNDBLOCK asks for what is done anyway.
+ * Write @len bytes of @msg to our stream @s, waiting for credit and buffer
+ * space as @flags and *@timeo allow, and end it after them with
+ * MSG_QUIC_STREAM_FIN.  Returns the bytes taken, or an error if none were.
  */
-int quic_stream_sendmsg(struct sock *sk, struct msghdr *msg, size_t len,
-			s64 id, u32 flags)
+static int quic_stream_write(struct sock *sk, struct quic_stream *s,
+			     struct msghdr *msg, size_t len, u32 flags,
+			     long *timeo)
 {
-	struct quic_sock *qs = quic_sk(sk);
-	struct quic_streams *st = &qs->streams;
+	struct quic_streams *st = &quic_sk(sk)->streams;
 	bool credit_wait = !(flags & MSG_QUIC_STREAM_DONTWAIT);
-	long timeo = sock_sndtimeo(sk, flags & MSG_DONTWAIT);
-	struct quic_stream *s;
+	u64 id = s->id;
 	size_t copied = 0;
-	int err;
-
-	/* MSG_QUIC_STREAM_NEW opens a stream: one already open is -EEXIST. */
-	if ((flags & MSG_QUIC_STREAM_NEW) && id >= 0 && quic_stream_find(sk, id))
-		return -EEXIST;
-	err = quic_stream_open_wait(sk, id, flags, &timeo, &s);
-	if (err)
-		return err;
-	if (!quic_stream_id_can_send(s->id, qs->is_server))
-		return -EINVAL;
-	if (!quic_stream_writable(s))
-		return -EPIPE;
-	id = s->id;
-	st->last_send_id = id;
+	int err = 0;
 
 	while (copied < len) {
 		u64 credit = quic_stream_credit(st, s);
@@ -319,7 +309,7 @@ int quic_stream_sendmsg(struct sock *sk, struct msghdr *msg, size_t len,
 			err = -EAGAIN;
 			if (!credit && !credit_wait)
 				break;
-			err = quic_stream_wait(sk, &timeo, quic_cond_can_write,
+			err = quic_stream_wait(sk, timeo, quic_cond_can_write,
 					       id);
 			if (err)
 				break;
@@ -348,6 +338,53 @@ int quic_stream_sendmsg(struct sock *sk, struct msghdr *msg, size_t len,
 	}
 	quic_output(sk);
 	return copied ? copied : err;
+}
+
+/*
+ * sendmsg() of stream data: @id is the stream (-1: open the next one,
+ * unidirectional with MSG_QUIC_STREAM_UNI), @flags the message and stream
+ * flags.  Returns the bytes taken, or an error if none were.  Running out
+ * of credit always queues DATA_BLOCKED or STREAM_DATA_BLOCKED (once per
+ * limit), so MSG_QUIC_STREAM_SNDBLOCK asks for what is done anyway.
+ */
+int quic_stream_sendmsg(struct sock *sk, struct msghdr *msg, size_t len,
+			s64 id, u32 flags)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	long timeo = sock_sndtimeo(sk, flags & MSG_DONTWAIT);
+	struct quic_stream *s;
+	int err;
+
+	/* MSG_QUIC_STREAM_NEW opens a stream: one already open is -EEXIST. */
+	if ((flags & MSG_QUIC_STREAM_NEW) && id >= 0 && quic_stream_find(sk, id))
+		return -EEXIST;
+	err = quic_stream_open_wait(sk, id, flags, &timeo, &s);
+	if (err)
+		return err;
+	if (!quic_stream_id_can_send(s->id, qs->is_server))
+		return -EINVAL;
+	if (s->peel)
+		return -EBUSY;		/* it has a file descriptor of its own */
+	if (!quic_stream_writable(s))
+		return -EPIPE;
+	qs->streams.last_send_id = s->id;
+	return quic_stream_write(sk, s, msg, len, flags, &timeo);
+}
+
+/*
+ * write() of a peeled stream's fd (stream_fd.c): as sendmsg() on our
+ * stream @id, which must still be open for writing (else -EPIPE).
+ */
+int quic_stream_send_one(struct sock *sk, u64 id, struct msghdr *msg,
+			 size_t len, u32 flags)
+{
+	long timeo = sock_sndtimeo(sk, flags & MSG_DONTWAIT);
+	struct quic_stream *s = quic_stream_find(sk, id);
+
+	if (!s || !quic_stream_id_can_send(id, quic_sk(sk)->is_server) ||
+	    !quic_stream_writable(s))
+		return -EPIPE;
+	return quic_stream_write(sk, s, msg, len, flags, &timeo);
 }
 
 /* Copy @len bytes of @s's send data from stream offset @off to @to. */

@@ -165,6 +165,20 @@ struct quic_errinfo {
 #define QUIC_SOCKOPT_CRYPTO_SECRET		13
 #define QUIC_SOCKOPT_TRANSPORT_PARAM_EXT	14
 
+/*
+ * Beyond the draft API, numbered away from its range: a stream's own file
+ * descriptor (quic(7), STREAM FILE DESCRIPTORS).  Get only.
+ */
+#define QUIC_SOCKOPT_STREAM_PEELOFF		64
+
+struct quic_stream_peeloff {
+	__s64	stream_id;	/* -1: open the next stream; returned */
+	__u32	stream_flags;	/* with -1: MSG_QUIC_STREAM_UNI, _DONTWAIT */
+	__u32	flags;		/* O_CLOEXEC, O_NONBLOCK of the new fd */
+	__s32	fd;		/* returned: the stream's file descriptor */
+	__u32	reserved;	/* 0 */
+};
+
 #define QUIC_VERSION_V1		0x1
 #define QUIC_VERSION_V2		0x6b3343cf
 
