@@ -887,6 +887,16 @@ static void test_server_ticket_key(void)
 	ok(r == 0, "server ticket key: another 32-byte socket key, full handshake (%d)", r);
 	r = ticket_resumes(NULL, 0, NULL, 0);
 	ok(r == 1, "server ticket key: none on the socket, the process key resumes (%d)", r);
+	{
+		gnutls_session_t srv;
+
+		gnutls_init(&srv, GNUTLS_SERVER);
+		ok(quic_session_set_data(srv, k1, 64) == 0 &&
+		   quic_session_set_data(srv, k1, 32) == 0 &&
+		   quic_session_set_data(srv, k1, 15) == -EINVAL,
+		   "quic_session_set_data on a server: 64 bytes, 32 (stretched), not 15");
+		gnutls_deinit(srv);
+	}
 }
 
 /* Both sides quic_client/server_handshake() with the same PSK. */
