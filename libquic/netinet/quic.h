@@ -230,6 +230,8 @@ void quic_handshake_deinit(gnutls_session_t session);
  * attached with gnutls_transport_set_int(session, sockfd).  libquic
  * replaces the session's transport pull/push functions and installs its
  * QUIC hooks; it does not touch credentials, verification or priorities.
+ * A server session issues session tickets only if the caller enabled them
+ * (quic_session_set_data() with the socket's key, for example).
  * Of the socket's QUIC_SOCKOPT_CONFIG it applies certificate_request to a
  * server session (gnutls_certificate_server_set_request(); verification
  * stays the caller's), fails (-EPROTO) when another cipher than
@@ -246,8 +248,12 @@ int quic_handshake(gnutls_session_t session);
  * the kernel holds (getsockopt QUIC_SOCKOPT_SESSION_TICKET on the session's
  * socket), then returns gnutls session data; quic_session_set_data() sets
  * such data on a new session before its handshake.
- * Server: quic_session_set_data() sets the 64-byte session ticket key
- * (gnutls_session_ticket_key_generate()); get_data returns -EINVAL.
+ * Server: quic_session_set_data() sets the session ticket key: 64 bytes
+ * (gnutls_session_ticket_key_generate()) are used as they are, another
+ * size of at least 16 bytes (such as the key getsockopt
+ * QUIC_SOCKOPT_SESSION_TICKET returns on a server socket) is stretched to
+ * 64 with SHA-512, as quic_server_handshake() does; get_data returns
+ * -EINVAL.
  * With data NULL, get_data stores the size needed in *size and returns 0;
  * a too small buffer gives -ENOSPC (and the size needed in *size).
  * 0-RTT (early data) is not supported yet.

@@ -21,6 +21,7 @@
 #include <linux/tls.h>
 
 #include "fake_kernel.h"
+#include "step_msg.h"
 
 static const char *dir;
 static int test_no, failures;
@@ -887,6 +888,16 @@ static void test_server_ticket_key(void)
 	ok(r == 0, "server ticket key: another 32-byte socket key, full handshake (%d)", r);
 	r = ticket_resumes(NULL, 0, NULL, 0);
 	ok(r == 1, "server ticket key: none on the socket, the process key resumes (%d)", r);
+	{
+		gnutls_session_t srv;
+
+		gnutls_init(&srv, GNUTLS_SERVER);
+		ok(quic_session_set_data(srv, k1, 64) == 0 &&
+		   quic_session_set_data(srv, k1, 32) == 0 &&
+		   quic_session_set_data(srv, k1, 15) == -EINVAL,
+		   "quic_session_set_data on a server: 64 bytes, 32 (stretched), not 15");
+		gnutls_deinit(srv);
+	}
 }
 
 /* Both sides quic_client/server_handshake() with the same PSK. */
@@ -1039,45 +1050,6 @@ static void test_config_ticket(void)
 	conn_free(&cn);
 }
 
-/* The crypto level of a SENDMSG step's QUIC_HANDSHAKE_INFO cmsg, or -1. */
-static int step_level(const struct msghdr *msg)
-{
-	struct cmsghdr *cmsg = CMSG_FIRSTHDR((struct msghdr *)msg);
-	struct quic_handshake_info info;
-
-	if (!cmsg || cmsg->cmsg_level != SOL_QUIC ||
-	    cmsg->cmsg_type != QUIC_HANDSHAKE_INFO ||
-	    cmsg->cmsg_len != CMSG_LEN(sizeof(info)))
-		return -1;
-	memcpy(&info, CMSG_DATA(cmsg), sizeof(info));
-	return info.crypto_level;
-}
-
-/*
- * Make a RECVMSG step as a kernel would: @len bytes of @data at @level into
- * its msghdr, with the QUIC_HANDSHAKE_INFO cmsg.  Returns the byte count.
- */
-static ssize_t step_deliver(struct quic_handshake_step *to, const void *data,
-			    size_t len, int level)
-{
-	struct msghdr *msg = to->s_recvmsg.msg;
-	struct quic_handshake_info info = { .crypto_level = (uint8_t)level };
-	struct cmsghdr *cmsg;
-
-	if (msg->msg_iovlen != 1 || len > msg->msg_iov[0].iov_len ||
-	    msg->msg_controllen < CMSG_SPACE(sizeof(info)))
-		return -1;
-	memcpy(msg->msg_iov[0].iov_base, data, len);
-	cmsg = CMSG_FIRSTHDR(msg);
-	cmsg->cmsg_level = SOL_QUIC;
-	cmsg->cmsg_type = QUIC_HANDSHAKE_INFO;
-	cmsg->cmsg_len = CMSG_LEN(sizeof(info));
-	memcpy(CMSG_DATA(cmsg), &info, sizeof(info));
-	msg->msg_controllen = CMSG_SPACE(sizeof(info));
-	msg->msg_flags = 0;
-	return (ssize_t)len;
-}
-
 /* Both sides driven through the step API in this one thread; the bytes
  * move directly between the steps' msghdrs, the fake kernel only sees
  * setsockopts.  Sends are taken in two halves (a short sendmsg), and each
@@ -1116,7 +1088,7 @@ static void test_step_api(void)
 	serr = quic_handshake_init(srv, &ss);
 	cerr = quic_handshake_init(cli, &cs);
 	ok(!cerr && !serr && cs && ss && cs->op == QUIC_HANDSHAKE_STEP_OP_SENDMSG &&
-	   step_level(cs->s_sendmsg.msg) == QUIC_CRYPTO_INITIAL &&
+	   step_msg_level(cs->s_sendmsg.msg) == QUIC_CRYPTO_INITIAL &&
 	   ss->op == QUIC_HANDSHAKE_STEP_OP_RECVMSG,
 	   "step API: the client starts with SENDMSG at INITIAL, the server with RECVMSG");
 
@@ -1138,7 +1110,7 @@ static void test_step_api(void)
 			from = &ss; to = &cs; fs = srv; ts = cli;
 			ferr = &serr; terr = &cerr;
 		} else if (!cs && ss && ss->op == QUIC_HANDSHAKE_STEP_OP_SENDMSG &&
-			   step_level(ss->s_sendmsg.msg) == QUIC_CRYPTO_APP) {
+			   step_msg_level(ss->s_sendmsg.msg) == QUIC_CRYPTO_APP) {
 			/* the ticket after the client is done: drop it */
 			ss->s_sendmsg.retval =
 				(ssize_t)ss->s_sendmsg.msg->msg_iov[0].iov_len;
@@ -1153,7 +1125,7 @@ static void test_step_api(void)
 		    (*to)->s_recvmsg.flags != MSG_DONTWAIT)
 			flags_ok = 0;
 		len = m->msg_iov[0].iov_len;
-		level = step_level(m);
+		level = step_msg_level(m);
 
 		/* the receiver's call fails with EAGAIN first */
 		before = *to;
@@ -1169,7 +1141,7 @@ static void test_step_api(void)
 		if (half) {
 			const uint8_t *first = m->msg_iov[0].iov_base;
 
-			if (step_deliver(*to, first, half, level) != (ssize_t)half)
+			if (step_msg_fill((*to)->s_recvmsg.msg, first, half, level) != (ssize_t)half)
 				break;
 			(*to)->s_recvmsg.retval = (ssize_t)half;
 			(*from)->s_sendmsg.retval = (ssize_t)half;
@@ -1179,14 +1151,14 @@ static void test_step_api(void)
 			    (*from)->op != QUIC_HANDSHAKE_STEP_OP_SENDMSG ||
 			    (*from)->s_sendmsg.msg->msg_iov[0].iov_len != len - half ||
 			    (*from)->s_sendmsg.msg->msg_iov[0].iov_base != first + half ||
-			    step_level((*from)->s_sendmsg.msg) != level)
+			    step_msg_level((*from)->s_sendmsg.msg) != level)
 				short_ok = 0;
 			if (*ferr || *terr || !*from || !*to ||
 			    (*to)->op != QUIC_HANDSHAKE_STEP_OP_RECVMSG)
 				break;
 			m = (*from)->s_sendmsg.msg;
 		}
-		(*to)->s_recvmsg.retval = step_deliver(*to, m->msg_iov[0].iov_base,
+		(*to)->s_recvmsg.retval = step_msg_fill((*to)->s_recvmsg.msg, m->msg_iov[0].iov_base,
 						       m->msg_iov[0].iov_len, level);
 		(*from)->s_sendmsg.retval = (ssize_t)m->msg_iov[0].iov_len;
 		sends++;

@@ -18,6 +18,7 @@
 #include <netinet/quic.h>
 
 #include "peer.h"
+#include "tests/step_msg.h"	/* libquic/tests: making the steps */
 
 #define AP_DGRAM	1200	/* what we send: the minimum every path takes */
 #define AP_PTO_MS	1000	/* our first CRYPTO retransmission (TCG guest) */
@@ -995,20 +996,6 @@ static int rx_short(struct ap_conn *c, uint8_t *pkt, size_t len)
 /* The datagram @d: every packet in it. */
 static void rx_dgram(struct ap_conn *c, uint8_t *d, size_t len);
 
-/* The crypto level of a SENDMSG step's QUIC_HANDSHAKE_INFO cmsg. */
-static int step_level(const struct msghdr *msg)
-{
-	struct cmsghdr *cmsg = CMSG_FIRSTHDR((struct msghdr *)msg);
-	struct quic_handshake_info info;
-
-	if (!cmsg || cmsg->cmsg_level != SOL_QUIC ||
-	    cmsg->cmsg_type != QUIC_HANDSHAKE_INFO ||
-	    cmsg->cmsg_len != CMSG_LEN(sizeof(info)))
-		return -1;
-	memcpy(&info, CMSG_DATA(cmsg), sizeof(info));
-	return info.crypto_level < QUIC_CRYPTO_MAX ? info.crypto_level : -1;
-}
-
 /*
  * Let libquic read what CRYPTO data is in order and write its answers: we
  * make its SENDMSG and RECVMSG steps ourselves, as the kernel would, on the
@@ -1022,14 +1009,15 @@ static void tls_pump(struct ap_conn *c)
 	while (!c->tls_done && !c->tls_err && (step = c->step)) {
 		if (step->op == QUIC_HANDSHAKE_STEP_OP_SENDMSG) {
 			const struct msghdr *m = step->s_sendmsg.msg;
-			size_t len = m->msg_iov[0].iov_len;
 			struct ap_space *sp;
+			size_t len;
 
-			level = step_level(m);
-			if (level < 0 || m->msg_iovlen != 1) {
+			level = step_msg_level(m);	/* and one iovec */
+			if (level < 0) {
 				err = -EINVAL;
 				break;
 			}
+			len = m->msg_iov[0].iov_len;
 			sp = &c->sp[space_of_level(level)];
 			if (len > AP_CRYPTO_MAX - sp->ctx_len) {
 				err = -EMSGSIZE;
@@ -1042,11 +1030,10 @@ static void tls_pump(struct ap_conn *c)
 			      space_name(space_of_level(level)));
 		} else {
 			struct msghdr *m = step->s_recvmsg.msg;
-			struct quic_handshake_info info;
 			struct ap_space *sp = NULL;
-			struct cmsghdr *cmsg;
 			uint64_t end = 0;
 			size_t len;
+			ssize_t n;
 
 			for (space = AP_INITIAL; space <= AP_HANDSHAKE; space++) {
 				sp = &c->sp[space];
@@ -1056,24 +1043,16 @@ static void tls_pump(struct ap_conn *c)
 			}
 			if (space > AP_HANDSHAKE)
 				break;		/* nothing new: wait */
-			if (m->msg_iovlen != 1 ||
-			    m->msg_controllen < CMSG_SPACE(sizeof(info))) {
+			len = m->msg_iovlen == 1 ? m->msg_iov[0].iov_len : 0;
+			if (end - sp->crx_read < len)
+				len = end - sp->crx_read;
+			n = step_msg_fill(m, sp->crx + sp->crx_read, len,
+					  level_of_space(space));
+			if (n <= 0) {
 				err = -EINVAL;
 				break;
 			}
-			len = m->msg_iov[0].iov_len;
-			if (end - sp->crx_read < len)
-				len = end - sp->crx_read;
-			memcpy(m->msg_iov[0].iov_base, sp->crx + sp->crx_read, len);
-			info.crypto_level = level_of_space(space);
-			cmsg = CMSG_FIRSTHDR(m);
-			cmsg->cmsg_level = SOL_QUIC;
-			cmsg->cmsg_type = QUIC_HANDSHAKE_INFO;
-			cmsg->cmsg_len = CMSG_LEN(sizeof(info));
-			memcpy(CMSG_DATA(cmsg), &info, sizeof(info));
-			m->msg_controllen = CMSG_SPACE(sizeof(info));
-			m->msg_flags = 0;
-			step->s_recvmsg.retval = (ssize_t)len;
+			step->s_recvmsg.retval = n;
 			sp->crx_read += len;
 			trace(c, "TLS reads %zu bytes at %s level", len,
 			      space_name(space));
