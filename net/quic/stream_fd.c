@@ -267,7 +267,7 @@ int quic_stream_peeloff(struct sock *sk, char __user *optval,
 	if (s->peel != QUIC_STREAM_PEEL_NONE)
 		return -EBUSY;
 
-	sf = kzalloc(sizeof(*sf), GFP_KERNEL);
+	sf = kzalloc(sizeof(*sf), GFP_KERNEL_ACCOUNT);
 	if (!sf)
 		return -ENOMEM;
 	fd = get_unused_fd_flags(p.flags & O_CLOEXEC);

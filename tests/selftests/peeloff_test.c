@@ -11,6 +11,7 @@
 #include "quic_conn.h"
 
 #include <sys/sendfile.h>
+#include <sys/uio.h>
 
 /* QUIC_SOCKOPT_STREAM_PEELOFF: the new fd (and *sid), or -1 with errno. */
 static int peel(int fd, int64_t *sid, uint32_t sflags, uint32_t flags)
@@ -116,7 +117,10 @@ static void test_##name(int family)			\
 
 static void on_rw_both_ways(struct conn *c, int fd, int64_t sid)
 {
-	char buf[64] = {};
+	struct iovec wv[2] = { { "he", 2 }, { "llo", 3 } };
+	char buf[64] = {}, a[3] = {}, b[3] = {};
+	struct iovec rv[2] = { { a, 3 }, { b, 3 } };
+	ssize_t n;
 
 	CHECK(write(fd, "hello", 5) == 5);
 	CHECK_OK(recv_n(c->sfd, sid, buf, 5));
@@ -124,6 +128,20 @@ static void on_rw_both_ways(struct conn *c, int fd, int64_t sid)
 	CHECK(qsend(c->sfd, "world!", 6, sid, 0, 0) == 6);
 	CHECK(read_full(fd, buf, 6) == 6);
 	CHECK(!memcmp(buf, "world!", 6));
+
+	/* readv() and writev() */
+	CHECK(writev(fd, wv, 2) == 5);
+	CHECK_OK(recv_n(c->sfd, sid, buf, 5));
+	CHECK(!memcmp(buf, "hello", 5));
+	CHECK(qsend(c->sfd, "abcdef", 6, sid, 0, 0) == 6);
+	n = readv(fd, rv, 2);
+	CHECK(n > 0 && n <= 6);
+	if (n > 0 && n <= 6) {
+		memcpy(buf, a, 3);
+		memcpy(buf + 3, b, 3);
+		CHECK(read_full(fd, buf + n, 6 - n) == (size_t)(6 - n));
+		CHECK(!memcmp(buf, "abcdef", 6));
+	}
 	close(fd);
 }
 PEELED_TEST(rw_both_ways)
@@ -344,6 +362,58 @@ out:
 		close(fb);
 	if (fa >= 0)
 		close(fa);
+	conn_close(&c);
+}
+
+#define CREDIT_WIN	16384
+
+static void small_stream_window(struct quic_transport_param *p)
+{
+	p->max_stream_data_bidi_remote = CREDIT_WIN;
+}
+
+/*
+ * POLLOUT follows the stream's credit: a non-blocking writer takes the
+ * window and gets EAGAIN, poll() waits, and the peer's reading (its
+ * MAX_STREAM_DATA) brings POLLOUT; a blocking write then waits for credit
+ * as long as it takes.
+ */
+static void test_pollout_credit(int family)
+{
+	struct conn_cfg cfg = { .server_tp = small_stream_window };
+	static char buf[4 * CREDIT_WIN], rbuf[sizeof(buf) + 1];
+	struct fin_reader r = { .buf = (uint8_t *)rbuf, .cap = sizeof(rbuf) };
+	size_t total = 0;
+	int64_t sid = -1;
+	struct conn c;
+	pthread_t th;
+	ssize_t n;
+	int fd;
+
+	if (conn_open_cfg(&c, family, &cfg))
+		return;
+	fd = peel(c.cfd, &sid, 0, O_NONBLOCK);
+	CHECK(fd >= 0);
+	if (fd < 0)
+		goto out;
+	while ((n = write(fd, buf, sizeof(buf))) > 0)
+		total += n;
+	CHECK(n < 0 && errno == EAGAIN);
+	CHECK(total == CREDIT_WIN);
+	CHECK(wait_poll(fd, POLLOUT, 300) == 0);
+	CHECK_OK(recv_n(c.sfd, sid, rbuf, total));
+	CHECK(wait_poll(fd, POLLOUT, 5000) & POLLOUT);
+
+	/* Blocking: four windows go out as the server reads them. */
+	CHECK_OK(fcntl(fd, F_SETFL, 0));
+	r.fd = c.sfd;
+	r.sid = sid;
+	pthread_create(&th, NULL, fin_reader_main, &r);
+	CHECK(write(fd, buf, sizeof(buf)) == sizeof(buf));
+	close(fd);
+	pthread_join(th, NULL);
+	CHECK(r.got == sizeof(buf));
+out:
 	conn_close(&c);
 }
 
@@ -700,6 +770,7 @@ static const struct conn_test tests[] = {
 	{ "stream fd: sendfile() of 3 MiB, identical bytes", test_sendfile, FAM_BOTH },
 	{ "stream fd: splice() into a pipe up to the end", test_splice_to_pipe, 0 },
 	{ "stream fd: poll on stream A not ended by data on B", test_poll_one_stream, 0 },
+	{ "stream fd: POLLOUT and blocking writes follow credit", test_pollout_credit, 0 },
 	{ "stream fd: socket recvmsg skips, sendmsg EBUSY", test_socket_loses_stream, 0 },
 	{ "stream fd: uni streams, the other direction EBADF", test_uni_streams, 0 },
 	{ "stream fd: peer reset reads ECONNRESET, then EOF", test_reset_reads_econnreset, 0 },
