@@ -93,6 +93,8 @@ static void constants(void)
 	VAL(QUIC_SOCKOPT_SESSION_TICKET, 12);
 	VAL(QUIC_SOCKOPT_CRYPTO_SECRET, 13);
 	VAL(QUIC_SOCKOPT_TRANSPORT_PARAM_EXT, 14);
+	/* Ours, beyond the draft's range (quic(7) STREAM FILE DESCRIPTORS). */
+	VAL(QUIC_SOCKOPT_STREAM_PEELOFF, 64);
 
 	VAL(QUIC_EVENT_NONE, 0);
 	VAL(QUIC_EVENT_STREAM_UPDATE, 1);
@@ -156,6 +158,14 @@ static void structs(void)
 	WIDTH(struct quic_stream_info, stream_id, 8);
 	WIDTH(struct quic_stream_info, stream_flags, 4);
 	SIGNED(struct quic_stream_info, stream_id);
+	SIZE(struct quic_stream_peeloff, 24);
+	OFF(struct quic_stream_peeloff, stream_id, 0);
+	OFF(struct quic_stream_peeloff, stream_flags, 8);
+	OFF(struct quic_stream_peeloff, flags, 12);
+	OFF(struct quic_stream_peeloff, fd, 16);
+	OFF(struct quic_stream_peeloff, reserved, 20);
+	SIGNED(struct quic_stream_peeloff, stream_id);
+	SIGNED(struct quic_stream_peeloff, fd);
 
 	SIZE(struct quic_crypto_secret, 56);
 	OFF(struct quic_crypto_secret, send, 0);
