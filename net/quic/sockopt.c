@@ -369,7 +369,8 @@ static int quic_set_ticket(struct sock *sk, sockptr_t optval,
  * yet is refused unless it asks for the default (zero): PLPMTUD probes and
  * address validation with Retry.  libquic reads payload_cipher_type,
  * receive_session_ticket and certificate_request back from the socket;
- * stream data is always sent at once, so stream_data_nodelay may be 0 or 1.
+ * stream_data_nodelay turns off the coalescing of small writes
+ * (stream_send.c).
  */
 static int quic_config_check(const struct quic_config *c)
 {

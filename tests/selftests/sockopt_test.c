@@ -545,20 +545,30 @@ static void test_refused_options(void)
 
 /* ---- SO_MARK and SO_BINDTODEVICE ---- */
 
-/* Packets sent by the device @dev so far, or -1. */
+/*
+ * Packets sent by the device @dev so far, or -1: from /proc/net/dev, which
+ * is of our network namespace (/sys is the one of whoever mounted it).
+ */
 static long tx_packets(const char *dev)
 {
-	char path[128];
-	long n = -1;
-	FILE *f;
+	char line[512], name[32];
+	long v[10], n = -1;
+	FILE *f = fopen("/proc/net/dev", "r");
 
-	snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/tx_packets",
-		 dev);
-	f = fopen(path, "r");
 	if (!f)
 		return -1;
-	if (fscanf(f, "%ld", &n) != 1)
-		n = -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+
+		if (!colon || sscanf(line, " %31[^:]", name) != 1 ||
+		    strcmp(name, dev))
+			continue;
+		/* rx: bytes packets errs drop fifo frame compressed multicast; tx */
+		if (sscanf(colon + 1, "%ld %ld %ld %ld %ld %ld %ld %ld %ld %ld",
+			   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
+			   &v[7], &v[8], &v[9]) == 10)
+			n = v[9];
+	}
 	fclose(f);
 	return n;
 }
@@ -593,6 +603,9 @@ static int initial_device(int mark, const char *dev)
 	socklen_t len = make_addr(AF_INET, "10.99.0.5", 4433, &ss);
 	long d0 = tx_packets("d0"), d1 = tx_packets("d1");
 	int fd = qsock(AF_INET), ret = -1;
+
+	if (d0 < 0 || d1 < 0)
+		goto out;
 
 	if (mark && setsockopt(fd, SOL_SOCKET, SO_MARK, &mark, sizeof(mark)))
 		goto out;
