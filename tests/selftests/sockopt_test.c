@@ -649,6 +649,45 @@ static int initial_device_retry(int family, int mark, const char *dev)
 	return ret;
 }
 
+/* Packets nft counted with the mark 0x42 to port 4433, or -1. */
+static long nft_marked(void)
+{
+	char line[256];
+	long n = -1;
+	FILE *f = popen("nft list chain inet marks out", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = strstr(line, "counter packets ");
+
+		if (p)
+			n = atol(p + strlen("counter packets "));
+	}
+	pclose(f);
+	return n;
+}
+
+/* The mark goes with the packets: netfilter sees it (when nft is here). */
+static void check_mark_on_packets(void)
+{
+	long before;
+
+	if (system("command -v nft > /dev/null") ||
+	    system("nft add table inet marks && nft add chain inet marks out "
+		   "'{ type filter hook output priority 0; }' && "
+		   "nft add rule inet marks out meta mark 0x42 udp dport 4433 counter")) {
+		printf("# no nft: the mark on the packets is not checked\n");
+		return;
+	}
+	before = nft_marked();
+	CHECK(initial_device_retry(AF_INET, 0x42, NULL) == 1);
+	CHECK(initial_device_retry(AF_INET6, 0x42, NULL) == 1);
+	CHECK(initial_device_retry(AF_INET, 0, NULL) == 0);
+	printf("# nft counted %ld marked packets\n", nft_marked() - before);
+	CHECK(before >= 0 && nft_marked() - before == 2);
+}
+
 /*
  * SO_MARK and SO_BINDTODEVICE of the QUIC socket steer its packets' route
  * (a fwmark rule, a bound device), in a child in its own network namespace.
@@ -674,6 +713,7 @@ static void test_mark_bindtodevice(void)
 			CHECK(initial_device_retry(f, 0, "d1") == 1);
 			CHECK(initial_device_retry(f, 0x42, "d0") == 0);
 		}
+		check_mark_on_packets();
 		fflush(stdout);
 		_exit(tap_failed_checks ? 1 : 0);
 	}
@@ -800,7 +840,7 @@ static const struct tap_test tests[] = {
 	{ "TOKEN: set on a client, read back, carried by its Initials (IPv6)",
 	  test_token_initial_v6 },
 	{ "CONNECTION_ID and CONNECTION_MIGRATION: EOPNOTSUPP", test_refused_options },
-	{ "SO_MARK and SO_BINDTODEVICE steer the route of our packets (IPv4, IPv6)",
+	{ "SO_MARK and SO_BINDTODEVICE steer the route of our packets (IPv4, IPv6), the mark goes with them",
 	  test_mark_bindtodevice },
 	{ "IP_TOS and IP_TTL reach the packets (IPv4)", test_ip_tos_ttl_v4 },
 	{ "IPV6_TCLASS and IPV6_UNICAST_HOPS reach the packets (IPv6)", test_ip_tos_ttl_v6 },
