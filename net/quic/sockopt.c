@@ -370,7 +370,8 @@ static int quic_set_ticket(struct sock *sk, sockptr_t optval,
  * yet is refused unless it asks for the default (zero): PLPMTUD probes and
  * address validation with Retry.  libquic reads payload_cipher_type,
  * receive_session_ticket and certificate_request back from the socket;
- * stream data is always sent at once, so stream_data_nodelay may be 0 or 1.
+ * stream_data_nodelay turns off the coalescing of small writes
+ * (stream_send.c).
  */
 static int quic_config_check(const struct quic_config *c)
 {
@@ -595,13 +596,11 @@ static int quic_get_token(struct sock *sk, char __user *optval,
 			  int __user *optlen, int len)
 {
 	struct quic_sock *qs = quic_sk(sk);
-	u8 buf[QUIC_TOKEN_MAX];
 
 	if (quic_is_server_sock(sk))
 		return -EINVAL;
-	if (qs->token_len)	/* through the stack: usercopy */
-		memcpy(buf, qs->token, qs->token_len);
-	return quic_put_opt(optval, optlen, len, buf, qs->token_len);
+	/* A kmalloc()ed buffer of its own: no usercopy concern. */
+	return quic_put_opt(optval, optlen, len, qs->token, qs->token_len);
 }
 
 /*
@@ -613,7 +612,6 @@ static int quic_get_ticket(struct sock *sk, char __user *optval,
 			   int __user *optlen, int len)
 {
 	struct quic_sock *qs = quic_sk(sk);
-	u8 *buf;
 	int err;
 
 	if (quic_is_server_sock(sk)) {
@@ -621,15 +619,7 @@ static int quic_get_ticket(struct sock *sk, char __user *optval,
 		if (err)
 			return err;
 	}
-	if (!qs->ticket_len)
-		return quic_put_opt(optval, optlen, len, NULL, 0);
-	/* Through a copy: hardened usercopy guards the slab objects. */
-	buf = kmemdup(qs->ticket, qs->ticket_len, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
-	err = quic_put_opt(optval, optlen, len, buf, qs->ticket_len);
-	kfree_sensitive(buf);
-	return err;
+	return quic_put_opt(optval, optlen, len, qs->ticket, qs->ticket_len);
 }
 
 static int quic_get_event(struct sock *sk, char __user *optval,

@@ -433,6 +433,37 @@ static void test_event_trunc_plain(int family)
 	conn_close(&c);
 }
 
+/* ---- QUIC_EVENT_NEW_SESSION_TICKET ---- */
+
+/*
+ * A client with QUIC_EVENT_NEW_SESSION_TICKET on is told of the server's
+ * NewSessionTicket (libquic's server sends one): the event holds the TLS
+ * message (type 4), which QUIC_SOCKOPT_SESSION_TICKET gives too.
+ */
+static void test_event_ticket(int family)
+{
+	struct conn_cfg cfg = {
+		.client_events = { QUIC_EVENT_NEW_SESSION_TICKET } };
+	static unsigned char buf[8192], t[8192];
+	struct rinfo ri;
+	struct conn c;
+	ssize_t n;
+	int tl;
+
+	if (conn_open_cfg(&c, family, &cfg))
+		return;
+	CHECK(wait_poll(c.cfd, POLLIN, 5000) & POLLIN);
+	n = qrecv(c.cfd, buf, sizeof(buf), 0, &ri);
+	printf("# %zd bytes, flags %#x, type %d, message %d\n", n,
+	       ri.msg_flags, buf[0], buf[1]);
+	CHECK(n > 5 && (ri.msg_flags & MSG_QUIC_NOTIFICATION) &&
+	      !(ri.msg_flags & MSG_TRUNC));
+	CHECK(buf[0] == QUIC_EVENT_NEW_SESSION_TICKET && buf[1] == 4);
+	tl = get_bytes(c.cfd, QUIC_SOCKOPT_SESSION_TICKET, t, sizeof(t));
+	CHECK(tl >= n - 1 && !memcmp(t, buf + 1, n - 1));
+	conn_close(&c);
+}
+
 /* ---- poll() and the peer's close ---- */
 
 static void tp_small_window(struct quic_transport_param *p)
@@ -633,6 +664,8 @@ static const struct conn_test tests[] = {
 	  test_event_trunc, FAM_BOTH },
 	{ "MSG_TRUNC: set on a short read of an event, not on a full one",
 	  test_event_trunc_plain, 0 },
+	{ "QUIC_EVENT_NEW_SESSION_TICKET: the server's ticket reaches the client",
+	  test_event_ticket, FAM_BOTH },
 	{ "POLLOUT waiters are woken by the peer's close: POLLOUT|POLLHUP, then EPIPE",
 	  test_pollout_peer_close, FAM_BOTH },
 	{ "MSG_QUIC_STREAM_SNDBLOCK: the peer receives DATA_BLOCKED and STREAM_DATA_BLOCKED",
