@@ -287,8 +287,11 @@ static int run_clients(struct client *cl, int n)
 
 /* ---- crafted client Initials with a real-looking ClientHello ---- */
 
-/* A ClientHello offering @alpn (comma-separated); its length. */
-static size_t build_hello(uint8_t *out, const char *alpn)
+/*
+ * A ClientHello offering @alpn (comma-separated), after a padding
+ * extension of @pad bytes; its length.
+ */
+static size_t build_hello(uint8_t *out, const char *alpn, size_t pad)
 {
 	uint8_t names[128];
 	size_t n = 0, nl = 0, at;
@@ -317,6 +320,12 @@ static size_t build_hello(uint8_t *out, const char *alpn)
 	memcpy(out + n, "\x00\x2b\x00\x03\x02\x03\x04", 7);
 	n += 7;
 	out[n++] = 0;
+	out[n++] = 21;			/* padding */
+	out[n++] = pad >> 8;
+	out[n++] = pad;
+	memset(out + n, 0, pad);
+	n += pad;
+	out[n++] = 0;
 	out[n++] = 16;
 	out[n++] = (nl + 2) >> 8;
 	out[n++] = nl + 2;
@@ -341,7 +350,7 @@ static int send_initial(int fd, const uint8_t *dcid, uint32_t pn,
 			const char *alpn, const uint8_t *extra,
 			size_t extra_len)
 {
-	uint8_t hello[300], frame[500], pkt[1500], scid[8];
+	uint8_t hello[300], frame[1200], pkt[1500], scid[8];
 	struct cr_keys k;
 	size_t n = 0;
 	int len;
@@ -349,7 +358,7 @@ static int send_initial(int fd, const uint8_t *dcid, uint32_t pn,
 	if (getrandom(scid, sizeof(scid), 0) != sizeof(scid))
 		return -1;
 	if (alpn)
-		n = cr_put_crypto(frame, 0, hello, build_hello(hello, alpn));
+		n = cr_put_crypto(frame, 0, hello, build_hello(hello, alpn, 0));
 	memcpy(frame + n, extra, extra_len);
 	n += extra_len;
 	if (cr_initial_keys(&k, dcid, 8, 0))
@@ -359,6 +368,16 @@ static int send_initial(int fd, const uint8_t *dcid, uint32_t pn,
 	if (len < 0 || send(fd, pkt, len, 0) != len)
 		return -1;
 	return 0;
+}
+
+/* A client Initial from @fd carrying @len bytes at @off of @hello. */
+static int send_hello_piece(int fd, const uint8_t *dcid, uint32_t pn,
+			    const uint8_t *hello, size_t off, size_t len)
+{
+	uint8_t frame[1100];
+
+	return send_initial(fd, dcid, pn, NULL, frame,
+			    cr_put_crypto(frame, off, hello + off, len));
 }
 
 /* A UDP socket connected to @ip:@port. */
@@ -819,6 +838,55 @@ static void dead_before_accept(int family, const char *alpn)
 	close(ufd);
 }
 
+/*
+ * A ClientHello of two datagrams, whose ALPN extension is in the second,
+ * which arrives first: the connection waits for both and goes to the
+ * listener of that ALPN, with both datagrams.
+ */
+static void test_hello_two_datagrams(int family)
+{
+	int port = free_port(family), smb, h3, ufd, fd = -1, got = 0, n;
+	uint8_t hello[2000], dcid[8], buf[2048];
+	size_t len = build_hello(hello, "h3", 1200), half = len / 2;
+	long long end;
+
+	smb = listener(family, ip_of(family), port, "smb", 0);
+	h3 = listener(family, ip_of(family), port, "h3", 0);
+	ufd = udp_to(family, ip_of(family), port);
+	CHECK(smb >= 0 && h3 >= 0 && ufd >= 0);
+	fcntl(smb, F_SETFL, O_NONBLOCK);
+	fcntl(h3, F_SETFL, O_NONBLOCK);
+	CHECK(getrandom(dcid, 8, 0) == 8);
+	CHECK_OK(send_hello_piece(ufd, dcid, 1, hello, half, len - half));
+	sleep_ms(300);
+	CHECK_ERR(accept(h3, NULL, NULL), EAGAIN);
+	CHECK_OK(send_hello_piece(ufd, dcid, 0, hello, 0, half));
+	end = now_ms() + 5000;
+	while (fd < 0 && now_ms() < end) {
+		fd = accept(h3, NULL, NULL);
+		if (fd < 0)
+			sleep_ms(20);
+	}
+	CHECK(fd >= 0);
+	CHECK_ERR(accept(smb, NULL, NULL), EAGAIN);
+	/* The whole ClientHello is there for the server's TLS. */
+	while (fd >= 0 && got < (int)len && now_ms() < end) {
+		n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n > 0)
+			got += n;
+		else
+			sleep_ms(20);
+	}
+	printf("# %d of %zu ClientHello bytes for the server\n", got, len);
+	CHECK(got == (int)len);
+	CHECK_ERR(accept(h3, NULL, NULL), EAGAIN);
+	if (fd >= 0)
+		close(fd);
+	close(smb);
+	close(h3);
+	close(ufd);
+}
+
 static void test_dead_plain(int family)
 {
 	dead_before_accept(family, NULL);
@@ -849,6 +917,8 @@ static const struct conn_test tests[] = {
 	{ "dual-stack listeners: IPv4 and IPv6 clients dispatched",
 	  test_dual_stack, 0 },
 	{ "two network namespaces, one port each", test_netns, 0 },
+	{ "ClientHello across two datagrams, out of order",
+	  test_hello_two_datagrams, FAM_BOTH },
 	{ "client closed before accept(): dropped, next accepted",
 	  test_dead_plain, FAM_BOTH },
 	{ "client closed before accept(), ALPN dispatch: dropped",
