@@ -897,6 +897,57 @@ static void test_dead_dispatch(int family)
 	dead_before_accept(family, "h3");
 }
 
+static int quic_loaded(void)
+{
+	FILE *f = fopen("/proc/modules", "r");
+	char line[256];
+	int found = 0;
+
+	while (f && fgets(line, sizeof(line), f))
+		found |= !strncmp(line, "quic ", 5);
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/*
+ * rmmod while listeners share a port and the dispatcher holds a
+ * ClientHello being put together and decisions: refused; once they are
+ * closed (and the connections' closing periods over), it goes cleanly,
+ * and socket() loads the module again.
+ */
+static void test_rmmod(int family)
+{
+	int port = free_port(family), a, b, ufd, i, fd;
+	uint8_t hello[2000], dcid[8];
+	size_t len = build_hello(hello, "h3", 1200);
+
+	a = listener(family, ip_of(family), port, "smb", 0);
+	b = listener(family, ip_of(family), port, "h3", 0);
+	ufd = udp_to(family, ip_of(family), port);
+	CHECK(a >= 0 && b >= 0 && ufd >= 0);
+	CHECK(getrandom(dcid, 8, 0) == 8);
+	CHECK_OK(send_initial(ufd, dcid, 0, "smb", NULL, 0));
+	CHECK(getrandom(dcid, 8, 0) == 8);
+	CHECK_OK(send_hello_piece(ufd, dcid, 1, hello, len / 2,
+				  len - len / 2));
+	sleep_ms(300);
+	CHECK(system("rmmod quic 2>/dev/null") != 0);
+	CHECK(quic_loaded());
+	close(a);
+	close(b);
+	close(ufd);
+	for (i = 0; i < 100 && quic_loaded(); i++) {
+		if (system("rmmod quic 2>/dev/null"))
+			sleep_ms(200);
+	}
+	CHECK(!quic_loaded());
+	fd = socket(family, SOCK_DGRAM, IPPROTO_QUIC);
+	CHECK(fd >= 0);
+	close(fd);
+	CHECK(quic_loaded());
+}
+
 static const struct conn_test tests[] = {
 	{ "bind: a port bound without ALPN or SO_REUSEPORT is not shared",
 	  test_bind_in_use, FAM_BOTH },
@@ -923,6 +974,8 @@ static const struct conn_test tests[] = {
 	  test_dead_plain, FAM_BOTH },
 	{ "client closed before accept(), ALPN dispatch: dropped",
 	  test_dead_dispatch, 0 },
+	{ "rmmod with listeners and dispatcher state: refused, then clean",
+	  test_rmmod, 0 },
 };
 
 int main(void)
