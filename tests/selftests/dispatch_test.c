@@ -571,6 +571,35 @@ static void test_refused(int family)
 	long before = hp_stat("connections_refused");
 	struct client c = { .family = family, .ip = ip_of(family),
 			    .port = port, .alpn = "smb" };
+	pid_t pids[2];
+
+	shm_init();
+	lfd = listener(family, ip_of(family), port, "h3", 0);
+	CHECK(lfd >= 0);
+	pids[0] = fork_server(lfd, 0, "srv-h3", NULL);
+	lfd = listener(family, ip_of(family), port, "hq-interop", 0);
+	CHECK(lfd >= 0);
+	pids[1] = fork_server(lfd, 1, "srv-hq", NULL);
+	run_clients(&c, 1);
+	stop_servers(pids, 2);
+	printf("# handshake %d, close code %#x\n", c.hs_err, c.close_code);
+	CHECK(c.hs_err != 0);
+	CHECK(c.close_code == QUIC_TRANSPORT_ERROR_CONNECTION_REFUSED);
+	CHECK(shm->served[0] == 0 && shm->failed[0] == 0);
+	CHECK(shm->served[1] == 0 && shm->failed[1] == 0);
+	CHECK(hp_stat("connections_refused") > before);
+}
+
+/*
+ * A lone listener gets every connection, as before ports were shared:
+ * its TLS refuses an ALPN it does not serve, the kernel does not.
+ */
+static void test_lone_listener(int family)
+{
+	int port = free_port(family), lfd;
+	long before = hp_stat("connections_refused");
+	struct client c = { .family = family, .ip = ip_of(family),
+			    .port = port, .alpn = "smb" };
 	pid_t pid;
 
 	shm_init();
@@ -581,9 +610,8 @@ static void test_refused(int family)
 	stop_servers(&pid, 1);
 	printf("# handshake %d, close code %#x\n", c.hs_err, c.close_code);
 	CHECK(c.hs_err != 0);
-	CHECK(c.close_code == QUIC_TRANSPORT_ERROR_CONNECTION_REFUSED);
-	CHECK(shm->served[0] == 0 && shm->failed[0] == 0);
-	CHECK(hp_stat("connections_refused") > before);
+	CHECK(shm->served[0] == 0 && shm->failed[0] == 1);
+	CHECK(hp_stat("connections_refused") == before);
 }
 
 /*
@@ -695,6 +723,9 @@ static void test_unprivileged(int family)
 	if (!pid) {
 		if (setgid(65534) || setuid(65534))
 			_exit(3);
+		/* Two, so that the port is shared and dispatched. */
+		if (listener(family, ip_of(family), c.port, "smb", 0) < 0)
+			_exit(1);
 		fd = listener(family, ip_of(family), c.port, "h3", 0);
 		if (fd < 0) {
 			printf("# listen as uid 65534: %s\n", strerror(errno));
@@ -758,11 +789,14 @@ static void test_netns(int family)
 {
 	struct client c = { .family = family, .ip = ip_of(family),
 			    .alpn = "h3" };
-	int port = free_port(family), lfd, status;
+	int port = free_port(family), lfd, other, status;
 	pid_t pids[1], child;
 
 	c.port = port;
 	shm_init();
+	/* Two listeners in each, so that each port is shared. */
+	other = listener(family, ip_of(family), port, "smb", 0);
+	CHECK(other >= 0);
 	lfd = listener(family, ip_of(family), port, "h3", 0);
 	CHECK(lfd >= 0);
 	pids[0] = fork_server(lfd, 0, "init-ns", NULL);
@@ -774,6 +808,8 @@ static void test_netns(int family)
 
 		if (unshare(CLONE_NEWNET) || lo_up())
 			_exit(3);
+		if (listener(family, ip_of(family), port, "smb", 0) < 0)
+			_exit(4);
 		lfd = listener(family, ip_of(family), port, "h3", 0);
 		if (lfd < 0)
 			_exit(4);
@@ -789,6 +825,7 @@ static void test_netns(int family)
 	printf("# namespace child: %d\n", WEXITSTATUS(status));
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	stop_servers(pids, 1);
+	close(other);
 	CHECK(c.ok);
 	CHECK(shm->served[0] == 1 && shm->served[1] == 1);
 }
@@ -802,7 +839,7 @@ static void test_netns(int family)
 static void dead_before_accept(int family, const char *alpn)
 {
 	static const uint8_t close_frame[] = { 0x1c, 0x00, 0x00, 0x00 };
-	int port = free_port(family), lfd, ufd, fd;
+	int port = free_port(family), lfd, ufd, fd, other;
 	struct client c = { .family = family, .ip = ip_of(family),
 			    .port = port, .alpn = alpn ? alpn : "other",
 			    .want = "live" };
@@ -812,8 +849,10 @@ static void dead_before_accept(int family, const char *alpn)
 
 	shm_init();
 	lfd = listener(family, ip_of(family), port, alpn, 0);
+	/* With an ALPN, a second listener: the port is dispatched. */
+	other = alpn ? listener(family, ip_of(family), port, "smb", 0) : -1;
 	ufd = udp_to(family, ip_of(family), port);
-	CHECK(lfd >= 0 && ufd >= 0);
+	CHECK(lfd >= 0 && ufd >= 0 && (!alpn || other >= 0));
 	CHECK(getrandom(dcid, 8, 0) == 8);
 	CHECK_OK(send_initial(ufd, dcid, 0, alpn ? alpn : "x", NULL, 0));
 	CHECK_OK(send_initial(ufd, dcid, 1, NULL, close_frame,
@@ -836,6 +875,8 @@ static void dead_before_accept(int family, const char *alpn)
 	CHECK(shm->served[0] == 1);
 	close(lfd);
 	close(ufd);
+	if (other >= 0)
+		close(other);
 }
 
 /*
@@ -961,6 +1002,8 @@ static const struct conn_test tests[] = {
 	{ "ALPN dispatch, 24 clients", test_dispatch_v6, FAM_V6 },
 	{ "no listener for the ALPN: CONNECTION_REFUSED", test_refused,
 	  FAM_BOTH },
+	{ "a lone listener with ALPN: its TLS refuses, not the kernel",
+	  test_lone_listener, 0 },
 	{ "SO_REUSEPORT: 4 listeners, 400 connections, each >= 10%",
 	  test_reuseport_balance, 0 },
 	{ "SO_REUSEPORT group of 4 processes: handshakes",
