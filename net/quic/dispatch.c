@@ -9,9 +9,13 @@
  * with EADDRINUSE if another listener serves an ALPN of its own, or if both
  * serve none, unless both have SO_REUSEPORT: they then form a group.
  *
- * New connections: with one listener and no ALPN on it, the client's first
- * Initial goes straight to it, as it always has (quic_udp_encap_rcv()).
- * Otherwise Initials of unknown connections take a pending slot (the cap
+ * New connections: with one listener, the client's first Initial goes
+ * straight to it, as it always has (quic_udp_encap_rcv()), whatever its
+ * ALPNs: its TLS stack refuses one it does not serve (a
+ * no_application_protocol alert, CRYPTO_ERROR 0x178, RFC 9001 §8.1), and a
+ * lone server keeps today's cost and behaviour for every ClientHello,
+ * however large or slow.  With several, Initials of unknown connections
+ * take a pending slot (the cap
  * of socket.c: the largest of the listeners' caps, so that a flood costs
  * what it costs one listener) and are queued for this file's work item,
  * which, in process context and one datagram at a time:

@@ -84,7 +84,7 @@ static int quic_udp_encap_rcv(struct sock *usk, struct sk_buff *skb)
 	if (!sk && inv.long_form) {
 		sk = rcu_dereference(us->listener);
 		if (!sk && !list_empty(&us->listeners)) {
-			/* Several listeners, or ALPNs: see dispatch.c. */
+			/* Several listeners: see dispatch.c. */
 			quic_dispatch_rcv(us, skb);
 			return 0;
 		}
@@ -128,8 +128,9 @@ drop:
 }
 
 /*
- * The fast path of quic_udp_encap_rcv(): the only listener, if it serves
- * no ALPN.  quic_udp_table_lock held.
+ * The fast path of quic_udp_encap_rcv(): the only listener, which gets
+ * every new connection, as when ports were not shared (its TLS refuses an
+ * ALPN it does not serve).  quic_udp_table_lock held.
  */
 static void quic_udp_fast_path(struct quic_udp_sock *us)
 {
@@ -137,7 +138,7 @@ static void quic_udp_fast_path(struct quic_udp_sock *us)
 
 	l = list_first_entry_or_null(&us->listeners, struct quic_listener,
 				     node);
-	if (l && list_is_singular(&us->listeners) && !l->alpn[0])
+	if (l && list_is_singular(&us->listeners))
 		rcu_assign_pointer(us->listener, l->sk);
 	else
 		RCU_INIT_POINTER(us->listener, NULL);

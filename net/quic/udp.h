@@ -29,9 +29,9 @@ struct quic_udp_sock {
 	/*
 	 * Listeners: struct quic_listener, RCU, written under
 	 * quic_udp_table_lock.  @listener is the fast path: the only
-	 * listener when it serves no ALPN, which gets Initials of new
-	 * connections straight from quic_udp_encap_rcv(); otherwise NULL and
-	 * they go to @dispatch.
+	 * listener, which gets Initials of new connections straight from
+	 * quic_udp_encap_rcv(); with several it is NULL and they go to
+	 * @dispatch.
 	 */
 	struct list_head	listeners;
 	struct sock __rcu	*listener;

@@ -287,8 +287,11 @@ static int run_clients(struct client *cl, int n)
 
 /* ---- crafted client Initials with a real-looking ClientHello ---- */
 
-/* A ClientHello offering @alpn (comma-separated); its length. */
-static size_t build_hello(uint8_t *out, const char *alpn)
+/*
+ * A ClientHello offering @alpn (comma-separated), after a padding
+ * extension of @pad bytes; its length.
+ */
+static size_t build_hello(uint8_t *out, const char *alpn, size_t pad)
 {
 	uint8_t names[128];
 	size_t n = 0, nl = 0, at;
@@ -317,6 +320,12 @@ static size_t build_hello(uint8_t *out, const char *alpn)
 	memcpy(out + n, "\x00\x2b\x00\x03\x02\x03\x04", 7);
 	n += 7;
 	out[n++] = 0;
+	out[n++] = 21;			/* padding */
+	out[n++] = pad >> 8;
+	out[n++] = pad;
+	memset(out + n, 0, pad);
+	n += pad;
+	out[n++] = 0;
 	out[n++] = 16;
 	out[n++] = (nl + 2) >> 8;
 	out[n++] = nl + 2;
@@ -341,7 +350,7 @@ static int send_initial(int fd, const uint8_t *dcid, uint32_t pn,
 			const char *alpn, const uint8_t *extra,
 			size_t extra_len)
 {
-	uint8_t hello[300], frame[500], pkt[1500], scid[8];
+	uint8_t hello[300], frame[1200], pkt[1500], scid[8];
 	struct cr_keys k;
 	size_t n = 0;
 	int len;
@@ -349,7 +358,7 @@ static int send_initial(int fd, const uint8_t *dcid, uint32_t pn,
 	if (getrandom(scid, sizeof(scid), 0) != sizeof(scid))
 		return -1;
 	if (alpn)
-		n = cr_put_crypto(frame, 0, hello, build_hello(hello, alpn));
+		n = cr_put_crypto(frame, 0, hello, build_hello(hello, alpn, 0));
 	memcpy(frame + n, extra, extra_len);
 	n += extra_len;
 	if (cr_initial_keys(&k, dcid, 8, 0))
@@ -359,6 +368,16 @@ static int send_initial(int fd, const uint8_t *dcid, uint32_t pn,
 	if (len < 0 || send(fd, pkt, len, 0) != len)
 		return -1;
 	return 0;
+}
+
+/* A client Initial from @fd carrying @len bytes at @off of @hello. */
+static int send_hello_piece(int fd, const uint8_t *dcid, uint32_t pn,
+			    const uint8_t *hello, size_t off, size_t len)
+{
+	uint8_t frame[1100];
+
+	return send_initial(fd, dcid, pn, NULL, frame,
+			    cr_put_crypto(frame, off, hello + off, len));
 }
 
 /* A UDP socket connected to @ip:@port. */
@@ -552,6 +571,35 @@ static void test_refused(int family)
 	long before = hp_stat("connections_refused");
 	struct client c = { .family = family, .ip = ip_of(family),
 			    .port = port, .alpn = "smb" };
+	pid_t pids[2];
+
+	shm_init();
+	lfd = listener(family, ip_of(family), port, "h3", 0);
+	CHECK(lfd >= 0);
+	pids[0] = fork_server(lfd, 0, "srv-h3", NULL);
+	lfd = listener(family, ip_of(family), port, "hq-interop", 0);
+	CHECK(lfd >= 0);
+	pids[1] = fork_server(lfd, 1, "srv-hq", NULL);
+	run_clients(&c, 1);
+	stop_servers(pids, 2);
+	printf("# handshake %d, close code %#x\n", c.hs_err, c.close_code);
+	CHECK(c.hs_err != 0);
+	CHECK(c.close_code == QUIC_TRANSPORT_ERROR_CONNECTION_REFUSED);
+	CHECK(shm->served[0] == 0 && shm->failed[0] == 0);
+	CHECK(shm->served[1] == 0 && shm->failed[1] == 0);
+	CHECK(hp_stat("connections_refused") > before);
+}
+
+/*
+ * A lone listener gets every connection, as before ports were shared:
+ * its TLS refuses an ALPN it does not serve, the kernel does not.
+ */
+static void test_lone_listener(int family)
+{
+	int port = free_port(family), lfd;
+	long before = hp_stat("connections_refused");
+	struct client c = { .family = family, .ip = ip_of(family),
+			    .port = port, .alpn = "smb" };
 	pid_t pid;
 
 	shm_init();
@@ -562,9 +610,8 @@ static void test_refused(int family)
 	stop_servers(&pid, 1);
 	printf("# handshake %d, close code %#x\n", c.hs_err, c.close_code);
 	CHECK(c.hs_err != 0);
-	CHECK(c.close_code == QUIC_TRANSPORT_ERROR_CONNECTION_REFUSED);
-	CHECK(shm->served[0] == 0 && shm->failed[0] == 0);
-	CHECK(hp_stat("connections_refused") > before);
+	CHECK(shm->served[0] == 0 && shm->failed[0] == 1);
+	CHECK(hp_stat("connections_refused") == before);
 }
 
 /*
@@ -676,6 +723,9 @@ static void test_unprivileged(int family)
 	if (!pid) {
 		if (setgid(65534) || setuid(65534))
 			_exit(3);
+		/* Two, so that the port is shared and dispatched. */
+		if (listener(family, ip_of(family), c.port, "smb", 0) < 0)
+			_exit(1);
 		fd = listener(family, ip_of(family), c.port, "h3", 0);
 		if (fd < 0) {
 			printf("# listen as uid 65534: %s\n", strerror(errno));
@@ -739,11 +789,14 @@ static void test_netns(int family)
 {
 	struct client c = { .family = family, .ip = ip_of(family),
 			    .alpn = "h3" };
-	int port = free_port(family), lfd, status;
+	int port = free_port(family), lfd, other, status;
 	pid_t pids[1], child;
 
 	c.port = port;
 	shm_init();
+	/* Two listeners in each, so that each port is shared. */
+	other = listener(family, ip_of(family), port, "smb", 0);
+	CHECK(other >= 0);
 	lfd = listener(family, ip_of(family), port, "h3", 0);
 	CHECK(lfd >= 0);
 	pids[0] = fork_server(lfd, 0, "init-ns", NULL);
@@ -755,6 +808,8 @@ static void test_netns(int family)
 
 		if (unshare(CLONE_NEWNET) || lo_up())
 			_exit(3);
+		if (listener(family, ip_of(family), port, "smb", 0) < 0)
+			_exit(4);
 		lfd = listener(family, ip_of(family), port, "h3", 0);
 		if (lfd < 0)
 			_exit(4);
@@ -770,6 +825,7 @@ static void test_netns(int family)
 	printf("# namespace child: %d\n", WEXITSTATUS(status));
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	stop_servers(pids, 1);
+	close(other);
 	CHECK(c.ok);
 	CHECK(shm->served[0] == 1 && shm->served[1] == 1);
 }
@@ -783,7 +839,7 @@ static void test_netns(int family)
 static void dead_before_accept(int family, const char *alpn)
 {
 	static const uint8_t close_frame[] = { 0x1c, 0x00, 0x00, 0x00 };
-	int port = free_port(family), lfd, ufd, fd;
+	int port = free_port(family), lfd, ufd, fd, other;
 	struct client c = { .family = family, .ip = ip_of(family),
 			    .port = port, .alpn = alpn ? alpn : "other",
 			    .want = "live" };
@@ -793,8 +849,10 @@ static void dead_before_accept(int family, const char *alpn)
 
 	shm_init();
 	lfd = listener(family, ip_of(family), port, alpn, 0);
+	/* With an ALPN, a second listener: the port is dispatched. */
+	other = alpn ? listener(family, ip_of(family), port, "smb", 0) : -1;
 	ufd = udp_to(family, ip_of(family), port);
-	CHECK(lfd >= 0 && ufd >= 0);
+	CHECK(lfd >= 0 && ufd >= 0 && (!alpn || other >= 0));
 	CHECK(getrandom(dcid, 8, 0) == 8);
 	CHECK_OK(send_initial(ufd, dcid, 0, alpn ? alpn : "x", NULL, 0));
 	CHECK_OK(send_initial(ufd, dcid, 1, NULL, close_frame,
@@ -817,6 +875,57 @@ static void dead_before_accept(int family, const char *alpn)
 	CHECK(shm->served[0] == 1);
 	close(lfd);
 	close(ufd);
+	if (other >= 0)
+		close(other);
+}
+
+/*
+ * A ClientHello of two datagrams, whose ALPN extension is in the second,
+ * which arrives first: the connection waits for both and goes to the
+ * listener of that ALPN, with both datagrams.
+ */
+static void test_hello_two_datagrams(int family)
+{
+	int port = free_port(family), smb, h3, ufd, fd = -1, got = 0, n;
+	uint8_t hello[2000], dcid[8], buf[2048];
+	size_t len = build_hello(hello, "h3", 1200), half = len / 2;
+	long long end;
+
+	smb = listener(family, ip_of(family), port, "smb", 0);
+	h3 = listener(family, ip_of(family), port, "h3", 0);
+	ufd = udp_to(family, ip_of(family), port);
+	CHECK(smb >= 0 && h3 >= 0 && ufd >= 0);
+	fcntl(smb, F_SETFL, O_NONBLOCK);
+	fcntl(h3, F_SETFL, O_NONBLOCK);
+	CHECK(getrandom(dcid, 8, 0) == 8);
+	CHECK_OK(send_hello_piece(ufd, dcid, 1, hello, half, len - half));
+	sleep_ms(300);
+	CHECK_ERR(accept(h3, NULL, NULL), EAGAIN);
+	CHECK_OK(send_hello_piece(ufd, dcid, 0, hello, 0, half));
+	end = now_ms() + 5000;
+	while (fd < 0 && now_ms() < end) {
+		fd = accept(h3, NULL, NULL);
+		if (fd < 0)
+			sleep_ms(20);
+	}
+	CHECK(fd >= 0);
+	CHECK_ERR(accept(smb, NULL, NULL), EAGAIN);
+	/* The whole ClientHello is there for the server's TLS. */
+	while (fd >= 0 && got < (int)len && now_ms() < end) {
+		n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n > 0)
+			got += n;
+		else
+			sleep_ms(20);
+	}
+	printf("# %d of %zu ClientHello bytes for the server\n", got, len);
+	CHECK(got == (int)len);
+	CHECK_ERR(accept(h3, NULL, NULL), EAGAIN);
+	if (fd >= 0)
+		close(fd);
+	close(smb);
+	close(h3);
+	close(ufd);
 }
 
 static void test_dead_plain(int family)
@@ -827,6 +936,59 @@ static void test_dead_plain(int family)
 static void test_dead_dispatch(int family)
 {
 	dead_before_accept(family, "h3");
+}
+
+static int quic_loaded(void)
+{
+	FILE *f = fopen("/proc/modules", "r");
+	char line[256];
+	int found = 0;
+
+	while (f && fgets(line, sizeof(line), f))
+		found |= !strncmp(line, "quic ", 5);
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/*
+ * rmmod while listeners share a port and the dispatcher holds a
+ * ClientHello being put together and decisions: refused; once they are
+ * closed (and the connections' closing periods over), it goes cleanly,
+ * and socket() loads the module again.
+ */
+static void test_rmmod(int family)
+{
+	int port = free_port(family), a, b, ufd, i, fd;
+	uint8_t hello[2000], dcid[8];
+	size_t len = build_hello(hello, "h3", 1200);
+
+	alarm(LONG_ALARM);
+	a = listener(family, ip_of(family), port, "smb", 0);
+	b = listener(family, ip_of(family), port, "h3", 0);
+	ufd = udp_to(family, ip_of(family), port);
+	CHECK(a >= 0 && b >= 0 && ufd >= 0);
+	CHECK(getrandom(dcid, 8, 0) == 8);
+	CHECK_OK(send_initial(ufd, dcid, 0, "smb", NULL, 0));
+	CHECK(getrandom(dcid, 8, 0) == 8);
+	CHECK_OK(send_hello_piece(ufd, dcid, 1, hello, len / 2,
+				  len - len / 2));
+	sleep_ms(300);
+	CHECK(system("rmmod quic 2>/dev/null") != 0);
+	CHECK(quic_loaded());
+	close(a);
+	close(b);
+	close(ufd);
+	/* Connections of earlier tests may be in their closing period. */
+	for (i = 0; i < 600 && quic_loaded(); i++) {
+		if (system("rmmod quic 2>/dev/null"))
+			sleep_ms(200);
+	}
+	CHECK(!quic_loaded());
+	fd = socket(family, SOCK_DGRAM, IPPROTO_QUIC);
+	CHECK(fd >= 0);
+	close(fd);
+	CHECK(quic_loaded());
 }
 
 static const struct conn_test tests[] = {
@@ -840,6 +1002,8 @@ static const struct conn_test tests[] = {
 	{ "ALPN dispatch, 24 clients", test_dispatch_v6, FAM_V6 },
 	{ "no listener for the ALPN: CONNECTION_REFUSED", test_refused,
 	  FAM_BOTH },
+	{ "a lone listener with ALPN: its TLS refuses, not the kernel",
+	  test_lone_listener, 0 },
 	{ "SO_REUSEPORT: 4 listeners, 400 connections, each >= 10%",
 	  test_reuseport_balance, 0 },
 	{ "SO_REUSEPORT group of 4 processes: handshakes",
@@ -849,10 +1013,14 @@ static const struct conn_test tests[] = {
 	{ "dual-stack listeners: IPv4 and IPv6 clients dispatched",
 	  test_dual_stack, 0 },
 	{ "two network namespaces, one port each", test_netns, 0 },
+	{ "ClientHello across two datagrams, out of order",
+	  test_hello_two_datagrams, FAM_BOTH },
 	{ "client closed before accept(): dropped, next accepted",
 	  test_dead_plain, FAM_BOTH },
 	{ "client closed before accept(), ALPN dispatch: dropped",
 	  test_dead_dispatch, 0 },
+	{ "rmmod with listeners and dispatcher state: refused, then clean",
+	  test_rmmod, 0 },
 };
 
 int main(void)
