@@ -75,6 +75,20 @@ static inline socklen_t parse_addr(const char *s, struct sockaddr_storage *ss)
 	}
 }
 
+/* A QUIC socket connect()ed to "host:port" (the handshake still to run). */
+static inline int connect_to(const char *addr)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = parse_addr(addr, &ss);
+	int fd = socket(AF_INET6, SOCK_STREAM, IPPROTO_QUIC);
+
+	if (fd < 0)
+		die("socket: %s", strerror(errno));
+	if (connect(fd, (struct sockaddr *)&ss, len) < 0)
+		die("connect: %s", strerror(errno));
+	return fd;
+}
+
 /* Read a whole stream (until FIN) into @buf; returns its length or -1. */
 static inline ssize_t read_stream(int fd, char *buf, size_t size, int64_t *sid)
 {

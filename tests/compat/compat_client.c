@@ -22,12 +22,10 @@ int main(int argc, char **argv)
 {
 	const char *addr = NULL, *alpns = NULL, *msg = NULL, *psk = NULL;
 	const char *host = NULL;
-	struct sockaddr_storage ss;
 	char reply[4096];
 	int64_t sid = -1;
 	int i, fd, cert = 0, ret;
 	ssize_t n;
-	socklen_t len;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--cert")) {
@@ -52,12 +50,7 @@ int main(int argc, char **argv)
 	if (!addr || !msg || (!psk && !cert && !host))
 		die("usage: compat_client --connect ADDR:PORT --alpn LIST --msg TEXT (--psk F | --cert | --verify HOST)");
 
-	len = parse_addr(addr, &ss);
-	fd = socket(AF_INET6, SOCK_STREAM, IPPROTO_QUIC);
-	if (fd < 0)
-		die("socket: %s", strerror(errno));
-	if (connect(fd, (struct sockaddr *)&ss, len) < 0)
-		die("connect: %s", strerror(errno));
+	fd = connect_to(addr);
 	ret = quic_client_handshake(fd, psk, host, alpns);
 	if (ret) {
 		printf("handshake: %s\n", strerrorname_np(-ret) ?: "?");

@@ -21,13 +21,11 @@ int main(int argc, char **argv)
 	const char *addr = NULL, *alpns = NULL, *psk = NULL;
 	unsigned long long bytes = 0, sent = 0, counted;
 	struct quic_transport_param param;
-	struct sockaddr_storage ss;
 	struct timespec t0, t1;
 	char buf[65536], reply[64];
 	int64_t sid = -1;
 	int i, fd, ret;
 	double secs;
-	socklen_t len;
 	ssize_t n;
 
 	for (i = 1; i + 1 < argc; i += 2) {
@@ -45,12 +43,7 @@ int main(int argc, char **argv)
 	if (i != argc || !addr || !psk || bytes < 4)
 		die("usage: compat_perf --connect ADDR:PORT --alpn LIST --psk F --bytes N");
 
-	len = parse_addr(addr, &ss);
-	fd = socket(AF_INET6, SOCK_STREAM, IPPROTO_QUIC);
-	if (fd < 0)
-		die("socket: %s", strerror(errno));
-	if (connect(fd, (struct sockaddr *)&ss, len) < 0)
-		die("connect: %s", strerror(errno));
+	fd = connect_to(addr);
 	memset(&param, 0, sizeof(param));
 	param.max_idle_timeout = 30000000;	/* 30 s, in microseconds */
 	if (setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_TRANSPORT_PARAM, &param,
