@@ -610,6 +610,8 @@ static void test_lone_listener(int family)
 	stop_servers(&pid, 1);
 	printf("# handshake %d, close code %#x\n", c.hs_err, c.close_code);
 	CHECK(c.hs_err != 0);
+	/* CRYPTO_ERROR with the no_application_protocol alert (120). */
+	CHECK(c.close_code == (QUIC_TRANSPORT_ERROR_CRYPTO | 120));
 	CHECK(shm->served[0] == 0 && shm->failed[0] == 1);
 	CHECK(hp_stat("connections_refused") == before);
 }
