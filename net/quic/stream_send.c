@@ -466,12 +466,16 @@ static u32 quic_stream_fit(const struct quic_wr *wr, u32 hdr, u64 avail)
  * together once the ACK comes.  QUIC_SOCKOPT_CONFIG's stream_data_nodelay
  * turns it off; FIN sends at once.  A request and its response each leave
  * at once (nothing is in flight on the stream by then: the response
- * carries the ACK of the request).
+ * carries the ACK of the request).  A PTO probe is never held: with new
+ * data queued the probe is that data (quic_retransmit_space()), and were
+ * it held, no probe would leave and a lost tail would stall the stream
+ * until the idle timeout.
  */
 static bool quic_stream_nagle(struct sock *sk, const struct quic_stream *s,
 			      const struct quic_wr *wr, u64 avail)
 {
-	if (quic_sk(sk)->config.stream_data_nodelay || s->fin_written)
+	if (quic_sk(sk)->config.stream_data_nodelay || s->fin_written ||
+	    quic_sk(sk)->probes)
 		return false;
 	return s->acked < s->sent &&
 	       quic_stream_hdr_len(s->id, s->sent) + avail < quic_wr_left(wr);
