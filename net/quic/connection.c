@@ -11,6 +11,7 @@
 #include <net/ipv6.h>
 #include <net/sock.h>
 
+#include "retry.h"
 #include "socket.h"
 #include "udp.h"
 
@@ -103,6 +104,7 @@ void quic_conn_init(struct sock *sk)
 	quic_streams_init(sk);
 	quic_timers_init(sk);
 	quic_key_update_init(sk);
+	quic_retry_init(sk);
 }
 
 void quic_conn_free(struct sock *sk)
@@ -112,6 +114,7 @@ void quic_conn_free(struct sock *sk)
 
 	quic_timers_stop(sk);
 	quic_key_update_free(sk);
+	quic_retry_free(sk);
 	quic_streams_free(sk);
 	quic_cid_set_free(sk, &qs->cids);
 	for (i = 0; i < QUIC_PN_SPACE_MAX; i++)
@@ -317,6 +320,8 @@ int quic_conn_accept(struct sock *sk, struct sk_buff *skb)
 	err = quic_cid_add_scid(sk, &qs->cids, &odcid);
 	if (err && err != -EEXIST)
 		goto drop;
+	/* A token: the address is validated, and after Retry, the ODCID. */
+	quic_retry_conn_accept(sk, &hdr, &qs->peer);
 	err = quic_input(sk, skb);
 	if (err)
 		return err;
@@ -379,6 +384,9 @@ void quic_conn_established(struct sock *sk)
 		qs->ld.handshake_confirmed = true;
 		quic_output_ctrl(sk, QUIC_CRYPTO_APP, &handshake_done, 1,
 				 QUIC_FRAME_HANDSHAKE_DONE);
+		/* RFC 9000 §8.1.3: a token for the client's next connection. */
+		if (READ_ONCE(sysctl_quic_new_token))
+			quic_new_token_send(sk);
 		quic_conn_discard_space(sk, QUIC_PN_SPACE_HANDSHAKE);
 	}
 }

@@ -60,6 +60,7 @@
 
 #include "dispatch.h"
 #include "frame.h"
+#include "retry.h"
 #include "socket.h"
 #include "tls_hello.h"
 #include "udp.h"
@@ -549,6 +550,7 @@ void quic_dispatch_rcv(struct quic_udp_sock *us, struct sk_buff *skb)
 	struct sock *usk = us->sock->sk;
 	struct quic_listener *l;
 	unsigned int cap = 0;
+	bool validate = false;
 	struct quic_hdr hdr;
 
 	/* As quic_listen_rcv() checks for a listener of its own. */
@@ -561,8 +563,13 @@ void quic_dispatch_rcv(struct quic_udp_sock *us, struct sk_buff *skb)
 		kfree_skb(skb);
 		return;
 	}
-	list_for_each_entry_rcu(l, &us->listeners, node)
+	list_for_each_entry_rcu(l, &us->listeners, node) {
 		cap = max(cap, quic_pending_cap(l->sk));
+		/* The ALPN is not known yet: one listener asking is enough. */
+		validate |= READ_ONCE(quic_sk(l->sk)->config.validate_peer_address);
+	}
+	if (quic_retry_listen(us, NULL, validate, skb, &hdr))
+		return;
 	if (!quic_pending_try_get(us, cap)) {
 		QUIC_DROP(usk, PENDING);
 		kfree_skb(skb);

@@ -14,6 +14,7 @@
 #include <net/sock.h>
 
 #include "frame.h"
+#include "retry.h"
 #include "socket.h"
 #include "udp.h"
 #include "varint.h"
@@ -215,6 +216,10 @@ static int quic_rcv_frame(struct sock *sk, struct sk_buff *skb, u8 level,
 		if (!qs->local_tp.min_ack_delay)
 			goto violation;
 		return 0;
+	case QUIC_FRAME_NEW_TOKEN:
+		/* Only a client gets here (frame.c); retry.c keeps it. */
+		return quic_new_token_rcv(sk, f->new_token.token,
+					  f->new_token.len);
 	case QUIC_FRAME_DATAGRAM:
 	case QUIC_FRAME_DATAGRAM_LEN:
 		/*
@@ -229,9 +234,8 @@ static int quic_rcv_frame(struct sock *sk, struct sk_buff *skb, u8 level,
 		return 0;
 	default:
 		/*
-		 * NEW_TOKEN and PATH_RESPONSE: no tokens kept and no path
-		 * validated yet, so nothing to do (the decoder has validated
-		 * them).
+		 * PATH_RESPONSE: no path validated yet, so nothing to do
+		 * (the decoder has validated it).
 		 */
 		return 0;
 	}
@@ -281,6 +285,11 @@ static int quic_rcv_packet(struct sock *sk, struct sk_buff *skb,
 	if (ret) {
 		QUIC_DROP(sk, BAD_HEADER);
 		return -EBADMSG;
+	}
+	if (hdr.type == QUIC_PKT_RETRY) {
+		/* retry.c: a client follows one, before anything else. */
+		quic_retry_rcv(sk, pkt, &hdr);
+		return -EBADMSG;	/* a Retry ends its datagram */
 	}
 	if (hdr.type == QUIC_PKT_VERSION_NEGOTIATION ||
 	    hdr.type == QUIC_PKT_RETRY) {
@@ -466,10 +475,12 @@ int quic_input(struct sock *sk, struct sk_buff *skb)
  * A datagram for a listener: client Initials of new connections wait for
  * accept(), within the cap on pending connections (socket.c).  RFC 9000
  * §14.1 and §7.2: Initials in datagrams under 1200 bytes, or with a
- * Destination CID under 8 bytes, are dropped.
+ * Destination CID under 8 bytes, are dropped.  Some are answered with a
+ * Retry instead (retry.c).
  */
 int quic_listen_rcv(struct sock *sk, struct sk_buff *skb)
 {
+	struct quic_sock *qs = quic_sk(sk);
 	struct quic_hdr hdr;
 
 	if (skb->len < QUIC_MIN_INITIAL_DATAGRAM ||
@@ -481,6 +492,9 @@ int quic_listen_rcv(struct sock *sk, struct sk_buff *skb)
 		kfree_skb(skb);
 		return 0;
 	}
+	if (quic_retry_listen(qs->udp, sk, qs->config.validate_peer_address,
+			      skb, &hdr))
+		return 0;
 	return quic_accept_enqueue(sk, skb);
 }
 

@@ -271,6 +271,10 @@ static bool quic_build_packet(struct sock *sk, struct sk_buff *skb, u8 id,
 	if (id == QUIC_PN_SPACE_INITIAL && !qs->is_server) {
 		hdr->token = qs->token;
 		hdr->token_len = qs->token_len;
+		if (qs->retry_token) {		/* retry.c */
+			hdr->token = qs->retry_token;
+			hdr->token_len = qs->retry_token_len;
+		}
 	}
 	hdr->pn = space->next_pn;
 	hdr->pn_len = quic_pn_encode_len(hdr->pn, space->largest_acked);

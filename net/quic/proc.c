@@ -37,6 +37,11 @@ static const char *const quic_stat_names[QUIC_STAT_MAX] = {
 	[QUIC_STAT_REFUSED]		= "connections_refused",
 	[QUIC_STAT_DATA_BLOCKED_RX]	= "data_blocked_received",
 	[QUIC_STAT_STREAM_BLOCKED_RX]	= "stream_data_blocked_received",
+	[QUIC_STAT_RETRY_SENT]		= "retry_sent",
+	[QUIC_STAT_RETRY_RECV]		= "retry_received",
+	[QUIC_STAT_TOKEN_OK]		= "tokens_accepted",
+	[QUIC_STAT_TOKEN_BAD]		= "tokens_rejected",
+	[QUIC_STAT_NEW_TOKEN_SENT]	= "new_token_sent",
 };
 
 static int quic_stats_show(struct seq_file *seq, void *v)

@@ -130,6 +130,20 @@ struct quic_sock {
 	u32			closing_rx;	/* datagrams seen while closing */
 	struct work_struct	release_work;	/* orphan: release after closing */
 	struct work_struct	key_work;	/* derive the next 1-RTT keys */
+
+	/*
+	 * Retry (retry.c).  Client: the Retry it follows, at most one: its
+	 * SCID (our DCID from then on, and what retry_source_connection_id
+	 * must be) and its token, which our Initials carry from then on;
+	 * retry_work re-derives the Initial keys and sends the ClientHello
+	 * again.  Server: the Retry SCID its connection's first Initial came
+	 * to, when it carried a valid Retry token.
+	 */
+	bool			retry_done;
+	struct quic_cid		retry_scid;
+	u8			*retry_token;	/* charged to sk_omem_alloc */
+	u32			retry_token_len;
+	struct work_struct	retry_work;
 };
 
 /*
@@ -176,6 +190,8 @@ enum quic_drop_reason {
 	QUIC_DROP_OOO_OVERHEAD,
 	QUIC_DROP_CRYPTO_GAPS,
 	QUIC_DROP_DISPATCH,
+	QUIC_DROP_RETRY,	/* a Retry a client must not follow */
+	QUIC_DROP_TOKEN,	/* an Initial with a bad Retry token */
 	QUIC_DROP_MAX,
 };
 
@@ -203,6 +219,11 @@ enum quic_stat {
 	QUIC_STAT_REFUSED,	/* no listener for the ALPN (dispatch.c) */
 	QUIC_STAT_DATA_BLOCKED_RX,	/* the peer's DATA_BLOCKED frames */
 	QUIC_STAT_STREAM_BLOCKED_RX,	/* and its STREAM_DATA_BLOCKED */
+	QUIC_STAT_RETRY_SENT,		/* Retry packets a listener sent */
+	QUIC_STAT_RETRY_RECV,		/* Retry packets a client followed */
+	QUIC_STAT_TOKEN_OK,		/* valid tokens in Initials */
+	QUIC_STAT_TOKEN_BAD,		/* forged, expired or foreign ones */
+	QUIC_STAT_NEW_TOKEN_SENT,	/* NEW_TOKEN frames queued */
 	QUIC_STAT_MAX,
 };
 
@@ -280,6 +301,8 @@ extern int sysctl_quic_rmem_default;
 extern unsigned long sysctl_quic_key_update_packets;
 extern unsigned long sysctl_quic_aead_integrity_limit;
 extern int sysctl_quic_max_pending_connections;
+extern int sysctl_quic_retry_threshold;
+extern int sysctl_quic_new_token;
 int quic_sysctl_init(void);
 void quic_sysctl_exit(void);
 

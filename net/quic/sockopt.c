@@ -14,6 +14,7 @@
 #include <net/ip.h>
 #include <net/ipv6.h>
 
+#include "retry.h"
 #include "socket.h"
 #include "stream_fd.h"
 
@@ -98,7 +99,8 @@ static int quic_set_tp_ext(struct sock *sk, sockptr_t optval,
 		return -EINVAL;
 	if (qs->peer.sa.sa_family &&
 	    quic_tp_check_cids(&tp, !qs->is_server, &qs->peer_scid,
-			       &qs->odcid, NULL, &terr))
+			       &qs->odcid,
+			       qs->retry_done ? &qs->retry_scid : NULL, &terr))
 		return -EINVAL;
 
 	qs->peer_tp = tp;
@@ -367,8 +369,8 @@ static int quic_set_ticket(struct sock *sk, sockptr_t optval,
 
 /*
  * QUIC_SOCKOPT_CONFIG values the module can honour.  What is not built
- * yet is refused unless it asks for the default (zero): PLPMTUD probes and
- * address validation with Retry.  libquic reads payload_cipher_type,
+ * yet is refused unless it asks for the default (zero): PLPMTUD probes.
+ * validate_peer_address makes a listener send Retry (retry.c).  libquic reads payload_cipher_type,
  * receive_session_ticket and certificate_request back from the socket;
  * stream_data_nodelay turns off the coalescing of small writes
  * (stream_send.c).
@@ -385,7 +387,7 @@ static int quic_config_check(const struct quic_config *c)
 	    c->receive_session_ticket > 1 || c->certificate_request > 2)
 		return -EINVAL;
 	if (c->congestion_control_algo == QUIC_CONG_ALG_BBR ||
-	    c->plpmtud_probe_interval || c->validate_peer_address)
+	    c->plpmtud_probe_interval)
 		return -EOPNOTSUPP;
 	return 0;
 }
@@ -411,6 +413,8 @@ static void quic_config_merge(struct quic_config *cur,
 		c->receive_session_ticket ?: cur->receive_session_ticket;
 	cur->certificate_request =
 		c->certificate_request ?: cur->certificate_request;
+	cur->validate_peer_address =
+		c->validate_peer_address ?: cur->validate_peer_address;
 	cur->keepalive_probe_interval =
 		c->keepalive_probe_interval ?: cur->keepalive_probe_interval;
 }
@@ -428,6 +432,9 @@ static int quic_config_started(struct sock *sk, const struct quic_config *c)
 
 	if (sk->sk_state != QUIC_SS_CONNECTING &&
 	    sk->sk_state != QUIC_SS_ESTABLISHED)
+		return -EISCONN;
+	/* Address validation was the listener's, before the connection. */
+	if (c->validate_peer_address && !qs->config.validate_peer_address)
 		return -EISCONN;
 	if ((c->version && c->version != qs->version) ||
 	    (c->congestion_control_algo &&
@@ -475,8 +482,7 @@ static int quic_set_config(struct sock *sk, sockptr_t optval,
 static bool quic_event_raised(u8 type)
 {
 	return type != QUIC_EVENT_CONNECTION_ID &&
-	       type != QUIC_EVENT_CONNECTION_MIGRATION &&
-	       type != QUIC_EVENT_NEW_TOKEN;
+	       type != QUIC_EVENT_CONNECTION_MIGRATION;
 }
 
 static int quic_set_event(struct sock *sk, sockptr_t optval,
@@ -504,10 +510,27 @@ static int quic_set_event(struct sock *sk, sockptr_t optval,
  * QUIC_SOCKOPT_TOKEN, client: the address-validation token its Initials
  * carry (RFC 9000 §8.1.3), from a NEW_TOKEN of an earlier connection; an
  * empty one clears it.  It can change until the first Initial is sent
- * (-EISCONN after: every Initial carries the same token).  A server's
- * set with no value asks for a NEW_TOKEN frame, which is not built yet
- * (issue 14): -EOPNOTSUPP; any other set on a server is -EINVAL.
+ * (-EISCONN after: every Initial carries the same token).  A server
+ * connection's set with no value sends a NEW_TOKEN frame (retry.c) once
+ * its handshake is complete (-ENOTCONN before, and on a listener); any
+ * other set on a server is -EINVAL.
  */
+static int quic_set_token_server(struct sock *sk, sockptr_t optval,
+				 unsigned int optlen)
+{
+	int err;
+
+	if (!sockptr_is_null(optval) || optlen)
+		return -EINVAL;
+	if (sk->sk_state != QUIC_SS_ESTABLISHED)
+		return -ENOTCONN;
+	err = quic_new_token_send(sk);
+	if (err)
+		return err;
+	quic_output(sk);
+	return 0;
+}
+
 static int quic_set_token(struct sock *sk, sockptr_t optval,
 			  unsigned int optlen)
 {
@@ -515,7 +538,7 @@ static int quic_set_token(struct sock *sk, sockptr_t optval,
 	u8 *buf = NULL;
 
 	if (quic_is_server_sock(sk))
-		return sockptr_is_null(optval) ? -EOPNOTSUPP : -EINVAL;
+		return quic_set_token_server(sk, optval, optlen);
 	if (optlen > QUIC_TOKEN_MAX)
 		return -EINVAL;
 	if (qs->space[QUIC_PN_SPACE_INITIAL].next_pn)

@@ -19,6 +19,13 @@
  *			listen() backlog caps it too.  Default 256, from 1 to
  *			65536: each costs about 36 kB until it is established
  *			(socket.c), 9 MB for 256.
+ *   retry_threshold	pending connections of a port (as above) from which
+ *			a listener answers Initials without a valid token
+ *			with a Retry (RFC 9000 §8.1.2), the defence against
+ *			Initial floods; 0 turns it off.  Default 64.
+ *   new_token		1, the default: a server sends a NEW_TOKEN frame
+ *			when the handshake completes (RFC 9000 §8.1.3);
+ *			0: only when asked (QUIC_SOCKOPT_TOKEN).
  *
  * The receive buffer also bounds the flow-control windows we advertise
  * (half of it for the connection), so its default is what a connection
@@ -36,6 +43,8 @@ int sysctl_quic_rmem_default = 16 << 20;
 unsigned long sysctl_quic_key_update_packets;
 unsigned long sysctl_quic_aead_integrity_limit;
 int sysctl_quic_max_pending_connections = 256;
+int sysctl_quic_retry_threshold = 64;
+int sysctl_quic_new_token = 1;
 
 static int quic_buf_min = SOCK_MIN_RCVBUF;
 static int quic_buf_max = INT_MAX / 2;
@@ -88,6 +97,24 @@ static struct ctl_table quic_sysctl_table[] = {
 		.proc_handler	= proc_dointvec_minmax,
 		.extra1		= &quic_pending_min,
 		.extra2		= &quic_pending_max,
+	},
+	{
+		.procname	= "retry_threshold",
+		.data		= &sysctl_quic_retry_threshold,
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= &quic_pending_max,
+	},
+	{
+		.procname	= "new_token",
+		.data		= &sysctl_quic_new_token,
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= SYSCTL_ONE,
 	},
 };
 

@@ -19,6 +19,7 @@
 #include <linux/hashtable.h>
 #include <linux/mutex.h>
 #include <linux/net.h>
+#include <linux/random.h>
 #include <linux/slab.h>
 #include <net/dst_cache.h>
 #include <net/inet_ecn.h>
@@ -450,6 +451,7 @@ static struct quic_udp_sock *quic_udp_sock_create(struct net *net,
 		return ERR_PTR(-ENOMEM);
 	INIT_LIST_HEAD(&us->listeners);
 	quic_dispatch_init(&us->dispatch);
+	get_random_bytes(us->token_key, sizeof(us->token_key));
 
 	err = udp_sock_create(net, &cfg, &sock);
 	if (err)

@@ -13,6 +13,7 @@
 #include <linux/types.h>
 
 #include "dispatch.h"
+#include "token.h"
 #include "socket.h"
 
 struct quic_udp_sock {
@@ -43,6 +44,11 @@ struct quic_udp_sock {
 	 * against the cap and the increment do not race; lowered anywhere.
 	 */
 	atomic_t		pending;
+	/*
+	 * Key of the address-validation tokens of this port (token.c):
+	 * random, constant, never leaves the kernel.
+	 */
+	u8			token_key[QUIC_TOKEN_KEY_LEN];
 };
 
 struct quic_udp_sock *quic_udp_sock_get(struct sock *sk,

@@ -14,5 +14,6 @@ int main(void)
 	key_phase_tests();
 	reasm_tests();
 	tls_hello_tests();
+	token_tests();
 	return tap_done();
 }

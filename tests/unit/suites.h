@@ -11,5 +11,6 @@ void flow_tests(void);
 void key_phase_tests(void);
 void reasm_tests(void);
 void tls_hello_tests(void);
+void token_tests(void);
 
 #endif
