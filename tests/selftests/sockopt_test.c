@@ -185,11 +185,11 @@ static void test_config_refused(void)
 	struct quic_config c;
 	int fd = qsock(AF_INET6);
 
-	/* Not built: PLPMTUD, Retry, BBR. */
+	/* Not built: PLPMTUD, BBR. */
 	c = (struct quic_config){ .plpmtud_probe_interval = 1000000 };
 	CHECK_ERR(set_config(fd, &c), EOPNOTSUPP);
-	c = (struct quic_config){ .validate_peer_address = 1 };
-	CHECK_ERR(set_config(fd, &c), EOPNOTSUPP);
+	c = (struct quic_config){ .validate_peer_address = 2 };
+	CHECK_ERR(set_config(fd, &c), EINVAL);
 	c = (struct quic_config){ .congestion_control_algo = QUIC_CONG_ALG_BBR };
 	CHECK_ERR(set_config(fd, &c), EOPNOTSUPP);
 	/* Not values at all. */
@@ -413,8 +413,7 @@ static void test_tp_grease(void)
 static void test_events(void)
 {
 	static const int never[] = { QUIC_EVENT_CONNECTION_ID,
-				     QUIC_EVENT_CONNECTION_MIGRATION,
-				     QUIC_EVENT_NEW_TOKEN };
+				     QUIC_EVENT_CONNECTION_MIGRATION };
 	struct quic_event_option ev;
 	socklen_t len;
 	int fd = qsock(AF_INET);
@@ -434,8 +433,7 @@ static void test_events(void)
 	/* Every other type can be turned on. */
 	for (int t = QUIC_EVENT_NONE + 1; t < QUIC_EVENT_MAX; t++) {
 		if (t == QUIC_EVENT_CONNECTION_ID ||
-		    t == QUIC_EVENT_CONNECTION_MIGRATION ||
-		    t == QUIC_EVENT_NEW_TOKEN)
+		    t == QUIC_EVENT_CONNECTION_MIGRATION)
 			continue;
 		ev = (struct quic_event_option){ .type = t, .on = 1 };
 		CHECK_OK(setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_EVENT, &ev,
