@@ -274,6 +274,10 @@ int hq_client_args(int argc, char **argv, struct hq_client_opts *o, char *err,
 			if (++i == argc)
 				ERR("--out needs a directory");
 			o->out = argv[i];
+		} else if (!strcmp(a, "--token-file")) {
+			if (++i == argc)
+				ERR("--token-file needs a file");
+			o->token_file = argv[i];
 		} else if (a[0] == '-' && a[1]) {
 			ERR("unknown option %s", a);
 		} else {
@@ -337,6 +341,10 @@ int hq_server_args(int argc, char **argv, struct hq_server_opts *o, char *err,
 			if (hq_parse_size(argv[i], &o->key_update))
 				ERR("--key-update %s: expected bytes (with K, M or G), "
 				    "more than 0", argv[i]);
+			continue;
+		}
+		if (!strcmp(a, "--retry")) {
+			o->retry = 1;
 			continue;
 		}
 		if (!strcmp(a, "--cert"))

@@ -83,6 +83,47 @@ static void handshake_error(gnutls_session_t session, int err)
 	fprintf(stderr, "quic-hq: handshake failed: %s\n", strerror(-err));
 }
 
+/* --token-file: the token kept from an earlier connection, if any. */
+static int token_load(int fd, const char *path)
+{
+	uint8_t tok[HQ_TOKEN_MAX];
+	ssize_t n;
+	int tfd;
+
+	tfd = open(path, O_RDONLY);
+	if (tfd < 0) {
+		if (errno == ENOENT)
+			return 0;	/* none yet */
+		fprintf(stderr, "quic-hq: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	n = read(tfd, tok, sizeof(tok));
+	close(tfd);
+	if (n < 0 || (n && setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_TOKEN, tok,
+				      (socklen_t)n))) {
+		fprintf(stderr, "quic-hq: token from %s: %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* --token-file: the last NEW_TOKEN of the server, for the next time. */
+static void token_save(int fd, const char *path)
+{
+	uint8_t tok[HQ_TOKEN_MAX];
+	socklen_t len = sizeof(tok);
+	int tfd;
+
+	if (getsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_TOKEN, tok, &len) || !len)
+		return;
+	tfd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (tfd < 0 || write(tfd, tok, len) != (ssize_t)len)
+		fprintf(stderr, "quic-hq: %s: %s\n", path, strerror(errno));
+	if (tfd >= 0)
+		close(tfd);
+}
+
 static int handshake(int fd, const struct hq_client_opts *o)
 {
 	gnutls_certificate_credentials_t cred = NULL;
@@ -307,7 +348,8 @@ int hq_client(struct hq_client_opts *o)
 	for (i = 0; i < o->nurls; i++)
 		x[i].out = -1;
 	fd = connect_to(&o->urls[0]);
-	if (fd < 0 || handshake(fd, o))
+	if (fd < 0 || (o->token_file && token_load(fd, o->token_file)) ||
+	    handshake(fd, o))
 		goto out;
 	setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_EVENT, &ev, sizeof(ev));
 	hq_key_update_events(fd, o->urls[0].host);
@@ -395,6 +437,8 @@ int hq_client(struct hq_client_opts *o)
 		}
 	}
 	drain_events(fd, &ku);
+	if (o->token_file)
+		token_save(fd, o->token_file);
 	hq_close_code(fd, p);
 	printf("quic-hq client: %d/%d files, %llu bytes, %.3f s, %d streams, "
 	       "key updates: %u", o->nurls - failed, o->nurls,

@@ -22,12 +22,15 @@ struct hq_url {
 	char path[HQ_PATH_MAX];		/* starts with '/' */
 };
 
+#define HQ_TOKEN_MAX	512	/* the kernel's QUIC_TOKEN_MAX */
+
 struct hq_client_opts {
 	const char *alpn;		/* HQ_ALPN or HQ_ALPN_H3 */
 	const char *ca;			/* NULL: system trust store */
 	int insecure;
 	const char *out;		/* output directory */
 	uint64_t key_update;		/* --key-update: bytes, 0: none */
+	const char *token_file;		/* --token-file: NEW_TOKEN kept */
 	int nurls;
 	struct hq_url urls[HQ_MAX_URLS];
 	char names[HQ_MAX_URLS][256];	/* output file names */
@@ -39,6 +42,7 @@ struct hq_server_opts {
 	char port[HQ_PORT_MAX];
 	const char *cert, *key, *root;
 	uint64_t key_update;		/* --key-update: bytes, 0: none */
+	int retry;			/* --retry: validate_peer_address */
 };
 
 /* --key-update BYTES: when to ask the kernel for a 1-RTT key update

@@ -286,6 +286,18 @@ out:
 	return NULL;
 }
 
+/* --retry: every client's address is validated with a Retry first. */
+static int set_retry(int lfd)
+{
+	struct quic_config c;
+	socklen_t len = sizeof(c);
+
+	if (getsockopt(lfd, SOL_QUIC, QUIC_SOCKOPT_CONFIG, &c, &len))
+		return -1;
+	c.validate_peer_address = 1;
+	return setsockopt(lfd, SOL_QUIC, QUIC_SOCKOPT_CONFIG, &c, sizeof(c));
+}
+
 int hq_server(struct hq_server_opts *o)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_DGRAM, .ai_flags = AI_PASSIVE };
@@ -311,7 +323,7 @@ int hq_server(struct hq_server_opts *o)
 	/* accepted sockets inherit it: no update goes uncounted */
 	if (lfd >= 0)
 		setsockopt(lfd, SOL_QUIC, QUIC_SOCKOPT_EVENT, &kev, sizeof(kev));
-	if (lfd < 0 ||
+	if (lfd < 0 || (o->retry && set_retry(lfd)) ||
 	    setsockopt(lfd, SOL_QUIC, QUIC_SOCKOPT_ALPN, o->alpn, strlen(o->alpn)) ||
 	    bind(lfd, res->ai_addr, res->ai_addrlen) || listen(lfd, 128)) {
 		fprintf(stderr, "quic-hq: listening on %s port %s: %s\n", o->host,

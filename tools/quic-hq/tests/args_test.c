@@ -192,6 +192,22 @@ int main(void)
 		   "missing or bad values refused");
 	}
 	{
+		char *c1[] = { "--token-file", "/tmp/t", "https://h/a" };
+		char *c2[] = { "https://h/a", "--token-file" };
+		char *s1[] = { "--listen", "[::1]:4433", "--cert", "c", "--key", "k",
+			       "--root", "/srv", "--retry" };
+
+		ok(!hq_client_args(3, c1, &co, err, sizeof(err)) &&
+		   !strcmp(co.token_file, "/tmp/t") &&
+		   !hq_client_args(1, c1 + 2, &co, err, sizeof(err)) &&
+		   !co.token_file &&
+		   hq_client_args(2, c2, &co, err, sizeof(err)) &&
+		   strstr(err, "--token-file") &&
+		   !hq_server_args(9, s1, &so, err, sizeof(err)) && so.retry &&
+		   !hq_server_args(8, s1, &so, err, sizeof(err)) && !so.retry,
+		   "client --token-file FILE, server --retry; off by default");
+	}
+	{
 		struct hq_ku k;
 		unsigned char ev[2] = { QUIC_EVENT_KEY_UPDATE, 1 };
 		unsigned char other[2] = { QUIC_EVENT_STREAM_UPDATE, 1 };
