@@ -3,7 +3,7 @@
 """hq-interop (HTTP/0.9) client and server on aioquic, for tests/interop.
 
   aioquic_hq.py server --listen ADDR:PORT --cert F --key F --root DIR [--alpn A]
-                       [--key-update BYTES]
+                       [--key-update BYTES] [--retry]
   aioquic_hq.py client [--ca F | --insecure] --out DIR [--alpn A]
                        [--key-update BYTES] URL...
   aioquic_hq.py spawner --dir DIR     (see spawner(); used by tests/interop)
@@ -24,6 +24,9 @@ stderr, when the connection is over):
   key updates: initiated N, seen M, asked for R
 initiated: ours (qlog key_updated, trigger local_update), seen: the peer's
 (trigger remote_update), asked for: our request_key_update() calls.
+
+--retry (server): every client's address is validated with a Retry first
+(aioquic's serve(retry=True)).
 """
 
 import argparse
@@ -333,7 +336,8 @@ async def run_server(a):
     if a.key_update is not None:
         Server.key_update = a.key_update
         Server.logger = cfg.quic_logger = KeyLogger()
-    await serve(host, port, configuration=cfg, create_protocol=Server)
+    await serve(host, port, configuration=cfg, create_protocol=Server,
+                retry=a.retry)
     log("server: listening on %s port %d, ALPN %s" % (host, port, a.alpn))
     await asyncio.Future()
 
@@ -465,6 +469,8 @@ def main(argv=None):
     s.add_argument("--cert", required=True)
     s.add_argument("--key", required=True)
     s.add_argument("--root", required=True)
+    s.add_argument("--retry", action="store_true",
+                   help="send a Retry to every new client first")
     c = sub.add_parser("client")
     g = c.add_mutually_exclusive_group()
     g.add_argument("--ca", metavar="FILE", help="trust only this CA")

@@ -3,14 +3,19 @@
 # Debian's ngtcp2 examples behind the same command line as quic-hq and
 # aioquic_hq.py, for tests/interop:
 #
-#   ngtcp2.sh server --listen ADDR:PORT --cert F --key F --root DIR
-#   ngtcp2.sh client [--ca F | --insecure] [--key-update DURATION] --out DIR URL...
+#   ngtcp2.sh server [--retry] --listen ADDR:PORT --cert F --key F --root DIR
+#   ngtcp2.sh client [--ca F | --insecure] [--key-update DURATION]
+#                    [--token-file F] --out DIR URL...
 #   ngtcp2.sh alpn        prints the ALPN the binaries speak
 #
 # --key-update DURATION is gtlsclient's --key-update=DURATION: one 1-RTT key
 # update (RFC 9001 6), DURATION after the handshake completed (ngtcp2's
 # duration syntax: a number with h, m, s, ms, us or ns; no unit: seconds).
 # It counts nothing: the peer has to tell whether the update happened.
+# --retry is gtlsserver's --validate-addr (a Retry to every new client, and
+# it accepts the tokens of its NEW_TOKEN frames instead); --token-file F is
+# gtlsclient's --token-file=F: the token in F goes in the Initial, and the
+# one of the server's NEW_TOKEN is written there.
 #
 # What Debian ships (ngtcp2-server/ngtcp2-client 1.11, GnuTLS backend):
 #   /usr/sbin/gtlsserver  ADDR PORT KEY CERT, -d DIR serves files
@@ -69,9 +74,10 @@ split_hostport() {
 }
 
 server() {
-	local listen= cert= key= root=
+	local listen= cert= key= root= opts=()
 	while [ $# -gt 0 ]; do
 		case $1 in
+		--retry) opts+=(--validate-addr); shift ;;
 		--listen) listen=$2; shift 2 ;;
 		--cert) cert=$2; shift 2 ;;
 		--key) key=$2; shift 2 ;;
@@ -82,7 +88,8 @@ server() {
 	[ -n "$listen" ] && [ -n "$cert" ] && [ -n "$key" ] && [ -n "$root" ] ||
 		die "server: --listen, --cert, --key and --root are all needed"
 	split_hostport "$listen" || die "server: bad --listen $listen"
-	exec "$NGTCP2_SERVER" --quiet --htdocs="$root" "$host" "$port" "$key" "$cert"
+	exec "$NGTCP2_SERVER" --quiet --htdocs="$root" "${opts[@]}" "$host" "$port" \
+		"$key" "$cert"
 }
 
 client() {
@@ -90,6 +97,7 @@ client() {
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--key-update) opts+=("--key-update=$2"); shift 2 ;;
+		--token-file) opts+=("--token-file=$2"); shift 2 ;;
 		--ca) echo "ngtcp2.sh: gtlsclient cannot check certificates; --ca $2 ignored" >&2
 		      shift 2 ;;
 		--insecure) shift ;;
