@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 
 #define SYSCTL_PENDING	"/proc/sys/net/quic/max_pending_connections"
+#define SYSCTL_RETRY	"/proc/sys/net/quic/retry_threshold"
 #define LONG_ALARM	170	/* the tests with hundreds of connections */
 #define MAX_SERVERS	4
 #define MAX_CLIENTS	200
@@ -629,11 +630,15 @@ static void test_reuseport_balance(int family)
 
 	alarm(LONG_ALARM);
 	CHECK_OK(sysctl_set(SYSCTL_PENDING, "1024"));
+	/* 400 pending: no Retry for a flood (retry_test's business). */
+	CHECK_OK(sysctl_set(SYSCTL_RETRY, "0"));
 	for (i = 0; i < 4; i++) {
 		lfd[i] = listener(family, ip_of(family), port, "h3", 1);
 		CHECK(lfd[i] >= 0);
-		if (lfd[i] < 0)
+		if (lfd[i] < 0) {
+			sysctl_restore();
 			return;
+		}
 		fcntl(lfd[i], F_SETFL, O_NONBLOCK);
 	}
 	ufd = udp_to(family, ip_of(family), port);
@@ -668,6 +673,7 @@ static void test_reuseport_balance(int family)
 		close(lfd[i]);
 	}
 	close(ufd);
+	sysctl_restore();
 }
 
 /*

@@ -53,6 +53,7 @@ struct opts {
 	const uint8_t *token;	/* the client's QUIC_SOCKOPT_TOKEN */
 	size_t token_len;
 	int token_event;	/* the client turns QUIC_EVENT_NEW_TOKEN on */
+	const char *alpn;	/* the listener's QUIC_SOCKOPT_ALPN */
 };
 
 static int set_validate(int fd)
@@ -66,19 +67,26 @@ static int set_validate(int fd)
 	return setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_CONFIG, &c, sizeof(c));
 }
 
-/* A listener on loopback; *ss and *len get its address. */
+/*
+ * A listener on loopback; *ss and *len get its address (with *len 0), or
+ * give it.
+ */
 static int listener_open(int family, const struct opts *o,
 			 struct sockaddr_storage *ss, socklen_t *len)
 {
 	int fd = socket(family, SOCK_DGRAM, IPPROTO_QUIC);
 
-	*len = loopback_addr(family, 0, ss);
+	if (!*len)
+		*len = loopback_addr(family, 0, ss);
 	CHECK(fd >= 0);
 	if (fd < 0)
 		return -1;
 	CHECK_OK(set_timeouts(fd, TIMEO_SEC));
 	if (o->validate)
 		CHECK_OK(set_validate(fd));
+	if (o->alpn)
+		CHECK_OK(setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_ALPN, o->alpn,
+				    strlen(o->alpn)));
 	CHECK_OK(bind(fd, (struct sockaddr *)ss, *len));
 	CHECK_OK(listen(fd, 64));
 	CHECK_OK(getsockname(fd, (struct sockaddr *)ss, len));
@@ -129,7 +137,7 @@ static int pair_open_on(struct conn *c, int family, int lfd,
 static int pair_open(struct conn *c, int family, const struct opts *o)
 {
 	struct sockaddr_storage ss;
-	socklen_t len;
+	socklen_t len = 0;
 	int lfd, ret;
 
 	lfd = listener_open(family, o, &ss, &len);
@@ -201,6 +209,33 @@ static void test_forced_retry(int family)
 	CHECK(hp_stat("tokens_accepted") > ok);
 	exchange(&c);
 	conn_close(&c);
+}
+
+/*
+ * Through ALPN dispatch (two listeners on one port): the Retry is sent
+ * before the listener is known, and the connection reaches its own.
+ */
+static void test_dispatch_retry(int family)
+{
+	struct opts o = { .validate = 1, .alpn = ALPN };
+	struct opts other = { .alpn = "other" };
+	struct sockaddr_storage ss;
+	long sent = hp_stat("retry_sent"), ok = hp_stat("tokens_accepted");
+	socklen_t len = 0;
+	struct conn c;
+	int lfd, lfd2;
+
+	lfd = listener_open(family, &o, &ss, &len);
+	lfd2 = listener_open(family, &other, &ss, &len);
+	CHECK(lfd >= 0 && lfd2 >= 0);
+	if (!tap_failed_checks && !pair_open_on(&c, family, lfd, &ss, len, &o)) {
+		CHECK(hp_stat("retry_sent") > sent);
+		CHECK(hp_stat("tokens_accepted") > ok);
+		exchange(&c);
+		conn_close(&c);
+	}
+	close(lfd2);
+	close(lfd);
 }
 
 /* Without validation nor flood, no Retry. */
@@ -288,7 +323,7 @@ static void test_flood_retry(int family)
 	struct sockaddr_storage ss;
 	long sent = hp_stat("retry_sent");
 	int lfd, ufd, fds[4], i, n;
-	socklen_t len;
+	socklen_t len = 0;
 	struct conn c;
 
 	CHECK_OK(sysctl_set(SYSCTL_RETRY, "4"));
@@ -368,7 +403,7 @@ static void test_new_token_default(int family)
 	struct sockaddr_storage ss;
 	long sent, ok;
 	struct conn c;
-	socklen_t len;
+	socklen_t len = 0;
 	int n, lfd;
 
 	lfd = listener_open(family, &o, &ss, &len);
@@ -465,7 +500,7 @@ static void test_forged_retry_token(int family)
 	uint8_t tok[47];
 	long drop = hp_stat("drop_retry_token_invalid");
 	int lfd, ufd, got = 0;
-	socklen_t len;
+	socklen_t len = 0;
 	char buf[2048];
 
 	CHECK(getrandom(tok, sizeof(tok), 0) == sizeof(tok));
@@ -495,7 +530,7 @@ static void test_token_errno(int family)
 	struct opts o = {};
 	struct sockaddr_storage ss;
 	uint8_t buf[64];
-	socklen_t len;
+	socklen_t len = 0;
 	struct conn c;
 	int lfd;
 
@@ -766,6 +801,8 @@ static const struct conn_test tests[] = {
 	{ "validate_peer_address: Retry, followed, the connection works",
 	  test_forced_retry, FAM_BOTH },
 	{ "no Retry without validation or flood", test_no_retry, 0 },
+	{ "validate_peer_address through ALPN dispatch", test_dispatch_retry,
+	  FAM_BOTH },
 	{ "Initial flood past retry_threshold: Retries, a client connects",
 	  test_flood_retry, FAM_BOTH },
 	{ "NEW_TOKEN by default: event, TOKEN reads it, reconnect not Retried",

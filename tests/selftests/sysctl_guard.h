@@ -3,8 +3,8 @@
  * A sysctl changed for one selftest and restored even if the test dies
  * (alarm, crash): sysctl_set() saves the old value and installs signal
  * handlers that write it back; sysctl_restore() does it on the normal
- * path; sysctl_guarded_main() runs a test program that way.  One sysctl at
- * a time.  Include quic_conn.h first.
+ * path; sysctl_guarded_main() runs a test program that way.  Up to
+ * GUARD_MAX sysctls at a time.  Include quic_conn.h first.
  */
 
 #ifndef QUIC_SELFTEST_SYSCTL_GUARD_H
@@ -41,16 +41,21 @@ static int sysctl_write(const char *path, const char *val, int len)
 	return n == len ? 0 : -1;
 }
 
-static const char *guard_path;
-static char guard_old[32];
-static int guard_old_len;
+/* The sysctls changed, oldest first: a few at a time. */
+#define GUARD_MAX	4
+static const char *guard_path[GUARD_MAX];
+static char guard_old[GUARD_MAX][32];
+static int guard_old_len[GUARD_MAX];
+static int guard_n;
 
+/* Every sysctl changed goes back, the last changed first. */
 static void sysctl_restore(void)
 {
-	if (!guard_path)
-		return;
-	sysctl_write(guard_path, guard_old, guard_old_len);
-	guard_path = NULL;
+	while (guard_n > 0) {
+		guard_n--;
+		sysctl_write(guard_path[guard_n], guard_old[guard_n],
+			     guard_old_len[guard_n]);
+	}
 }
 
 static void guard_signal(int sig)
@@ -67,11 +72,13 @@ static int sysctl_set(const char *path, const char *val)
 	size_t i;
 	int n;
 
-	n = sysctl_read(path, guard_old, sizeof(guard_old));
+	if (guard_n == GUARD_MAX)
+		return -1;
+	n = sysctl_read(path, guard_old[guard_n], sizeof(guard_old[0]));
 	if (n < 0)
 		return -1;
-	guard_old_len = n;
-	guard_path = path;
+	guard_old_len[guard_n] = n;
+	guard_path[guard_n++] = path;
 	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		signal(sigs[i], guard_signal);
 	return sysctl_write(path, val, strlen(val));
