@@ -17,6 +17,7 @@
 #include "socket.h"
 #include "udp.h"
 #include "varint.h"
+#include "version.h"
 
 /*
  * Datagrams of a level whose keys are not installed yet are kept a while:
@@ -282,8 +283,11 @@ static int quic_rcv_packet(struct sock *sk, struct sk_buff *skb,
 		QUIC_DROP(sk, BAD_HEADER);
 		return -EBADMSG;
 	}
-	if (hdr.type == QUIC_PKT_VERSION_NEGOTIATION ||
-	    hdr.type == QUIC_PKT_RETRY) {
+	if (hdr.type == QUIC_PKT_VERSION_NEGOTIATION) {
+		quic_version_vn_rcv(sk, &hdr);
+		return -EBADMSG;
+	}
+	if (hdr.type == QUIC_PKT_RETRY) {
 		/* Neither is supported yet: the handshake times out. */
 		QUIC_DROP(sk, UNSUPPORTED);
 		return -EBADMSG;

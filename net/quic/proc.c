@@ -37,6 +37,9 @@ static const char *const quic_stat_names[QUIC_STAT_MAX] = {
 	[QUIC_STAT_REFUSED]		= "connections_refused",
 	[QUIC_STAT_DATA_BLOCKED_RX]	= "data_blocked_received",
 	[QUIC_STAT_STREAM_BLOCKED_RX]	= "stream_data_blocked_received",
+	[QUIC_STAT_VN_SENT]		= "version_negotiation_sent",
+	[QUIC_STAT_VN_RECV]		= "version_negotiation_received",
+	[QUIC_STAT_GREASED]		= "packets_greased",
 };
 
 static int quic_stats_show(struct seq_file *seq, void *v)

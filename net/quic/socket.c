@@ -33,6 +33,7 @@ const char *const quic_drop_names[QUIC_DROP_MAX] = {
 	[QUIC_DROP_OOO_OVERHEAD] = "out_of_order_overhead",
 	[QUIC_DROP_CRYPTO_GAPS]	= "crypto_gaps_full",
 	[QUIC_DROP_DISPATCH]	= "dispatch_expired",
+	[QUIC_DROP_VN_RATE]	= "vn_rate_limited",
 };
 
 /*

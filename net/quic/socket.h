@@ -176,6 +176,7 @@ enum quic_drop_reason {
 	QUIC_DROP_OOO_OVERHEAD,
 	QUIC_DROP_CRYPTO_GAPS,
 	QUIC_DROP_DISPATCH,
+	QUIC_DROP_VN_RATE,
 	QUIC_DROP_MAX,
 };
 
@@ -203,6 +204,9 @@ enum quic_stat {
 	QUIC_STAT_REFUSED,	/* no listener for the ALPN (dispatch.c) */
 	QUIC_STAT_DATA_BLOCKED_RX,	/* the peer's DATA_BLOCKED frames */
 	QUIC_STAT_STREAM_BLOCKED_RX,	/* and its STREAM_DATA_BLOCKED */
+	QUIC_STAT_VN_SENT,	/* Version Negotiation (version.c) */
+	QUIC_STAT_VN_RECV,
+	QUIC_STAT_GREASED,	/* packets sent with the fixed bit 0 */
 	QUIC_STAT_MAX,
 };
 

@@ -19,6 +19,10 @@
  *			listen() backlog caps it too.  Default 256, from 1 to
  *			65536: each costs about 36 kB until it is established
  *			(socket.c), 9 MB for 256.
+ *   grease_quic_bit	1, the default: a new socket advertises the
+ *			grease_quic_bit transport parameter (RFC 9287) and so
+ *			accepts packets with the fixed bit 0; 0: it does not
+ *			(version.c).
  *
  * The receive buffer also bounds the flow-control windows we advertise
  * (half of it for the connection), so its default is what a connection
@@ -30,6 +34,7 @@
 #include <net/net_namespace.h>
 
 #include "socket.h"
+#include "version.h"
 
 int sysctl_quic_wmem_default = 4 << 20;
 int sysctl_quic_rmem_default = 16 << 20;
@@ -88,6 +93,15 @@ static struct ctl_table quic_sysctl_table[] = {
 		.proc_handler	= proc_dointvec_minmax,
 		.extra1		= &quic_pending_min,
 		.extra2		= &quic_pending_max,
+	},
+	{
+		.procname	= "grease_quic_bit",
+		.data		= &sysctl_quic_grease_quic_bit,
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= SYSCTL_ONE,
 	},
 };
 

@@ -14,6 +14,7 @@
 
 #include "dispatch.h"
 #include "socket.h"
+#include "version.h"
 
 struct quic_udp_sock {
 	struct hlist_node	node;	/* in quic_udp_table, under its mutex */
@@ -43,6 +44,8 @@ struct quic_udp_sock {
 	 * against the cap and the increment do not race; lowered anywhere.
 	 */
 	atomic_t		pending;
+	/* Version Negotiation packets it may send (version.c). */
+	struct quic_vn_limit	vn;
 };
 
 struct quic_udp_sock *quic_udp_sock_get(struct sock *sk,
