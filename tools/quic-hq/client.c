@@ -137,17 +137,6 @@ gnutls_err:
 	return -1;
 }
 
-/* The socket's QUIC version (QUIC_SOCKOPT_CONFIG), 0 if unknown. */
-static uint32_t sock_version(int fd)
-{
-	struct quic_config c;
-	socklen_t len = sizeof(c);
-
-	if (getsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_CONFIG, &c, &len))
-		return 0;
-	return c.version;
-}
-
 /*
  * Connect and run the handshake.  When the server answered with Version
  * Negotiation (EPROTONOSUPPORT) listing a version the kernel speaks, the
@@ -163,7 +152,7 @@ static int connect_handshake(const struct hq_client_opts *o)
 		return -1;
 	ret = handshake(fd, o);
 	if (ret == -EPROTONOSUPPORT) {
-		offered = sock_version(fd);
+		offered = hq_sock_version(fd);
 		if (!offered || offered == tried) {
 			close(fd);
 			return -1;
@@ -180,9 +169,9 @@ static int connect_handshake(const struct hq_client_opts *o)
 		close(fd);
 		return -1;
 	}
-	if (sock_version(fd) != 0x1)
+	if (hq_sock_version(fd) != 0x1)
 		fprintf(stderr, "quic-hq: QUIC version %s\n",
-			hq_version_name(sock_version(fd)));
+			hq_version_name(hq_sock_version(fd)));
 	return fd;
 }
 

@@ -4,13 +4,17 @@
 # aioquic_hq.py, for tests/interop:
 #
 #   ngtcp2.sh server --listen ADDR:PORT --cert F --key F --root DIR
-#   ngtcp2.sh client [--ca F | --insecure] [--key-update DURATION] --out DIR URL...
+#   ngtcp2.sh client [--ca F | --insecure] [--key-update DURATION]
+#                    [--version V] [--versions LIST] --out DIR URL...
 #   ngtcp2.sh alpn        prints the ALPN the binaries speak
 #
 # --key-update DURATION is gtlsclient's --key-update=DURATION: one 1-RTT key
 # update (RFC 9001 6), DURATION after the handshake completed (ngtcp2's
 # duration syntax: a number with h, m, s, ms, us or ns; no unit: seconds).
 # It counts nothing: the peer has to tell whether the update happened.
+# --version V is gtlsclient's -v (the version of its first Initial, v1, v2
+# or hex, possibly one nobody speaks), --versions LIST its
+# --preferred-versions (what it picks from a Version Negotiation packet).
 #
 # What Debian ships (ngtcp2-server/ngtcp2-client 1.11, GnuTLS backend):
 #   /usr/sbin/gtlsserver  ADDR PORT KEY CERT, -d DIR serves files
@@ -90,6 +94,8 @@ client() {
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--key-update) opts+=("--key-update=$2"); shift 2 ;;
+		--version) opts+=("--version=$2"); shift 2 ;;
+		--versions) opts+=("--preferred-versions=$2"); shift 2 ;;
 		--ca) echo "ngtcp2.sh: gtlsclient cannot check certificates; --ca $2 ignored" >&2
 		      shift 2 ;;
 		--insecure) shift ;;
@@ -131,5 +137,5 @@ case ${1:-} in
 server) shift; server "$@" ;;
 client) shift; client "$@" ;;
 alpn) echo "$NGTCP2_ALPN" ;;
-*) sed -n '3,13p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+*) sed -n '3,17p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac
