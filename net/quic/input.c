@@ -288,7 +288,7 @@ static int quic_rcv_packet(struct sock *sk, struct sk_buff *skb,
 		return -EBADMSG;
 	}
 	if (hdr.type == QUIC_PKT_RETRY) {
-		/* Neither is supported yet: the handshake times out. */
+		/* Not supported yet: the handshake times out. */
 		QUIC_DROP(sk, UNSUPPORTED);
 		return -EBADMSG;
 	}
