@@ -30,7 +30,8 @@ initiated: ours (qlog key_updated, trigger local_update), seen: the peer's
 supports (QuicConfiguration.supported_versions; default v1,v2).  Client
 --version V: the version of its first connection attempt
 (QuicConfiguration.original_version), which may be one nobody supports, to
-draw a Version Negotiation packet.
+draw a Version Negotiation packet (it must be in --versions too: aioquic
+keeps Initial keys only for those).
 """
 
 import argparse
