@@ -160,8 +160,9 @@ drop:
  * Called from the receive path (softirq, RCU) for datagrams of no known
  * connection.  Does not consume @skb.
  *
- * Return: true if @skb was of an unknown version (answered or not): the
- * caller drops it; false if its version is one we speak.
+ * Return: true if @skb was of an unknown version (answered, or dropped
+ * with its reason counted): the caller frees it; false if its version is
+ * one we speak.
  */
 bool quic_version_vn_reply(struct quic_udp_sock *us, struct sk_buff *skb,
 			   const struct quic_invariant *inv)
@@ -175,14 +176,17 @@ bool quic_version_vn_reply(struct quic_udp_sock *us, struct sk_buff *skb,
 
 	if (!inv->long_form || quic_version_supported(inv->version))
 		return false;
-	/* Never for a VN packet, a short datagram, or a port without listener. */
-	if (inv->version == QUIC_VERSION_NEGOTIATION ||
-	    skb->len < QUIC_MIN_INITIAL_DATAGRAM ||
-	    (!rcu_access_pointer(us->listener) && list_empty(&us->listeners)))
+	/* Never for a port without listener, a VN packet, a short datagram. */
+	if (!rcu_access_pointer(us->listener) && list_empty(&us->listeners)) {
+		QUIC_DROP(usk, NO_SOCKET);
 		return true;
+	}
 	room = 7 + inv->dcid_len + inv->scid_len + sizeof(versions);
-	if (room > skb->len)
+	if (inv->version == QUIC_VERSION_NEGOTIATION ||
+	    skb->len < QUIC_MIN_INITIAL_DATAGRAM || room > skb->len) {
+		QUIC_DROP(usk, LISTEN);
 		return true;
+	}
 	if (!quic_vn_limit_take(&us->vn)) {
 		QUIC_DROP(usk, VN_RATE);
 		return true;
@@ -202,7 +206,9 @@ bool quic_version_vn_reply(struct quic_udp_sock *us, struct sk_buff *skb,
 		return true;
 	}
 	skb_put(vn, len);
-	if (!quic_vn_xmit(us, vn, QUIC_INPUT_CB(skb)))
+	if (quic_vn_xmit(us, vn, QUIC_INPUT_CB(skb)))
+		QUIC_DROP(usk, XMIT);
+	else
 		QUIC_INC_STATS(VN_SENT, 1);
 	return true;
 }
