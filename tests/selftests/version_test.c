@@ -7,6 +7,7 @@
  */
 
 #include "quic_conn.h"
+#include "craft.h"
 #include "sysctl_guard.h"
 #include "../hostile/procfs.h"
 
@@ -560,6 +561,87 @@ static void test_grease_off(int family)
 	sysctl_restore();
 }
 
+/*
+ * A client Initial (a ClientHello of junk: the kernel does not read it)
+ * to the listener @fd is connected to, for a DCID of 8 bytes @tag, with
+ * the fixed bit 0 if @greased.
+ */
+static int send_initial(int fd, uint8_t tag, int greased)
+{
+	uint8_t dcid[8], scid[8], hello[300], frame[400], pkt[1500];
+	struct cr_keys k;
+	size_t n;
+	int len;
+
+	memset(dcid, tag, sizeof(dcid));
+	memset(scid, tag + 1, sizeof(scid));
+	memset(hello, 0x5a, sizeof(hello));
+	hello[0] = 1;
+	hello[1] = 0;
+	hello[2] = (sizeof(hello) - 4) >> 8;
+	hello[3] = (sizeof(hello) - 4) & 0xff;
+	n = cr_put_crypto(frame, 0, hello, sizeof(hello));
+	if (cr_initial_keys(&k, dcid, sizeof(dcid), 0))
+		return -1;
+	len = cr_initial_build(&k, dcid, sizeof(dcid), scid, sizeof(scid), 0,
+			       frame, n, 1200, pkt, sizeof(pkt));
+	if (len < 0)
+		return -1;
+	if (greased)
+		pkt[0] &= ~0x40;	/* not under header protection */
+	return send(fd, pkt, len, 0) == len ? 0 : -1;
+}
+
+/*
+ * RFC 9287 §3: a listener that advertises grease_quic_bit takes a first
+ * Initial with the fixed bit 0 (a client may send one with a token of a
+ * server that advertised it); one that does not drops it.
+ */
+static void greased_first_initial(int family, int grease)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int lfd, ufd, a, b = -1;
+
+	CHECK_OK(sysctl_set(GREASE_SYSCTL, grease ? "1" : "0"));
+	lfd = listener(family, NULL, &ss, &len);
+	CHECK(lfd >= 0);
+	ufd = udp_sock(family);
+	CHECK(ufd >= 0);
+	CHECK_OK(set_timeouts(lfd, 5));
+	CHECK_OK(connect(ufd, (struct sockaddr *)&ss, len));
+	if (tap_failed_checks)
+		return;
+	/* The greased one first, then a normal one: two, or one, to accept. */
+	CHECK_OK(send_initial(ufd, 0x10, 1));
+	CHECK_OK(send_initial(ufd, 0x20, 0));
+	a = accept(lfd, NULL, NULL);
+	CHECK(a >= 0);
+	if (grease) {
+		b = accept(lfd, NULL, NULL);
+		CHECK(b >= 0);
+	} else {
+		CHECK(!(wait_poll(lfd, POLLIN, 500) & POLLIN));
+	}
+	if (b >= 0)
+		close(b);
+	if (a >= 0)
+		close(a);
+	close(ufd);
+	close(lfd);
+	sysctl_restore();
+}
+
+static void test_greased_initial_accepted(int family)
+{
+	greased_first_initial(family, 1);
+}
+
+static void test_greased_initial_dropped(int family)
+{
+	greased_first_initial(family, 0);
+}
+
 static const struct conn_test tests[] = {
 	{ "v2 (RFC 9369): client config v2, both ends v2, data flows",
 	  test_v2_connection, FAM_BOTH },
@@ -584,6 +666,10 @@ static const struct conn_test tests[] = {
 	  test_grease_on, FAM_BOTH },
 	{ "grease_quic_bit sysctl 0: not advertised, nothing greased",
 	  test_grease_off, 0 },
+	{ "listener advertising grease_quic_bit takes a greased first Initial",
+	  test_greased_initial_accepted, 0 },
+	{ "listener not advertising it drops a greased first Initial",
+	  test_greased_initial_dropped, 0 },
 };
 
 int main(void)
