@@ -95,6 +95,7 @@ void quic_conn_init(struct sock *sk)
 		quic_ack_timing_init(&qs->space[i].ack, i, 0);
 	}
 	quic_local_tp_defaults(&qs->local_tp);
+	quic_version_tp_defaults(&qs->local_tp);
 	quic_tp_init(&qs->peer_tp);
 	quic_rtt_init(&qs->rtt, QUIC_K_INITIAL_RTT);
 	quic_ld_init(&qs->ld, false, QUIC_DEF_MAX_ACK_DELAY_MS * 1000ULL);
@@ -206,6 +207,7 @@ static int quic_conn_setup(struct sock *sk, const struct quic_cid *dcid,
 
 	qs->local_tp.initial_scid = scid;
 	quic_tp_mark(&qs->local_tp, QUIC_TPB_INITIAL_SCID);
+	quic_version_tp_start(sk);
 	if (qs->is_server) {
 		qs->local_tp.original_dcid = *odcid;
 		quic_tp_mark(&qs->local_tp, QUIC_TPB_ORIGINAL_DCID);

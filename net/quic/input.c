@@ -18,6 +18,7 @@
 #include "socket.h"
 #include "udp.h"
 #include "varint.h"
+#include "version.h"
 
 /*
  * Datagrams of a level whose keys are not installed yet are kept a while:
@@ -286,16 +287,14 @@ static int quic_rcv_packet(struct sock *sk, struct sk_buff *skb,
 		QUIC_DROP(sk, BAD_HEADER);
 		return -EBADMSG;
 	}
+	if (hdr.type == QUIC_PKT_VERSION_NEGOTIATION) {
+		quic_version_vn_rcv(sk, &hdr);
+		return -EBADMSG;
+	}
 	if (hdr.type == QUIC_PKT_RETRY) {
 		/* retry.c: a client follows one, before anything else. */
 		quic_retry_rcv(sk, pkt, &hdr);
 		return -EBADMSG;	/* a Retry ends its datagram */
-	}
-	if (hdr.type == QUIC_PKT_VERSION_NEGOTIATION ||
-	    hdr.type == QUIC_PKT_RETRY) {
-		/* Neither is supported yet: the handshake times out. */
-		QUIC_DROP(sk, UNSUPPORTED);
-		return -EBADMSG;
 	}
 	if (hdr.type != QUIC_PKT_1RTT && hdr.version != qs->version) {
 		QUIC_DROP(sk, BAD_HEADER);

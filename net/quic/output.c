@@ -19,6 +19,7 @@
 #include "socket.h"
 #include "udp.h"
 #include "varint.h"
+#include "version.h"
 
 /* Room UDP, IP and the link layer need in front of a datagram. */
 #define QUIC_TX_HEADROOM	(MAX_HEADER + sizeof(struct ipv6hdr) + \
@@ -262,7 +263,7 @@ static bool quic_build_packet(struct sock *sk, struct sk_buff *skb, u8 id,
 	hdr->type = id == QUIC_PN_SPACE_INITIAL ? QUIC_PKT_INITIAL :
 		    id == QUIC_PN_SPACE_HANDSHAKE ? QUIC_PKT_HANDSHAKE :
 		    QUIC_PKT_1RTT;
-	hdr->fixed_bit = true;
+	hdr->fixed_bit = quic_version_fixed_bit(sk);
 	hdr->version = qs->version;
 	hdr->dcid = *dcid;
 	hdr->scid = *scid;

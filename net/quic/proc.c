@@ -42,6 +42,9 @@ static const char *const quic_stat_names[QUIC_STAT_MAX] = {
 	[QUIC_STAT_TOKEN_OK]		= "tokens_accepted",
 	[QUIC_STAT_TOKEN_BAD]		= "tokens_rejected",
 	[QUIC_STAT_NEW_TOKEN_SENT]	= "new_token_sent",
+	[QUIC_STAT_VN_SENT]		= "version_negotiation_sent",
+	[QUIC_STAT_VN_RECV]		= "version_negotiation_received",
+	[QUIC_STAT_GREASED]		= "packets_greased",
 };
 
 static int quic_stats_show(struct seq_file *seq, void *v)

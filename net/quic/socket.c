@@ -35,6 +35,7 @@ const char *const quic_drop_names[QUIC_DROP_MAX] = {
 	[QUIC_DROP_DISPATCH]	= "dispatch_expired",
 	[QUIC_DROP_RETRY]	= "retry_ignored",
 	[QUIC_DROP_TOKEN]	= "retry_token_invalid",
+	[QUIC_DROP_VN_RATE]	= "vn_rate_limited",
 };
 
 /*

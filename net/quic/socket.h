@@ -192,6 +192,7 @@ enum quic_drop_reason {
 	QUIC_DROP_DISPATCH,
 	QUIC_DROP_RETRY,	/* a Retry a client must not follow */
 	QUIC_DROP_TOKEN,	/* an Initial with a bad Retry token */
+	QUIC_DROP_VN_RATE,
 	QUIC_DROP_MAX,
 };
 
@@ -224,6 +225,9 @@ enum quic_stat {
 	QUIC_STAT_TOKEN_OK,		/* valid tokens in Initials */
 	QUIC_STAT_TOKEN_BAD,		/* forged, expired or foreign ones */
 	QUIC_STAT_NEW_TOKEN_SENT,	/* NEW_TOKEN frames queued */
+	QUIC_STAT_VN_SENT,	/* Version Negotiation (version.c) */
+	QUIC_STAT_VN_RECV,
+	QUIC_STAT_GREASED,	/* packets sent with the fixed bit 0 */
 	QUIC_STAT_MAX,
 };
 

@@ -103,6 +103,12 @@ static int quic_set_tp_ext(struct sock *sk, sockptr_t optval,
 			       qs->retry_done ? &qs->retry_scid : NULL, &terr))
 		return -EINVAL;
 
+	/* RFC 9368 §4: a forged version is a VERSION_NEGOTIATION_ERROR. */
+	if (qs->peer.sa.sa_family &&
+	    quic_tp_check_version(&tp, qs->version, &terr)) {
+		quic_conn_abort(sk, terr, 0);
+		return -EPROTO;
+	}
 	qs->peer_tp = tp;
 	qs->peer_tp_set = true;
 	qs->ld.max_ack_delay = tp.max_ack_delay * USEC_PER_MSEC;
@@ -150,8 +156,9 @@ static void quic_tp_to_user(const struct quic_transport_params *tp,
  * §18.2 bounds it.  As the draft API says, a zero field keeps the current
  * value (flags included: a set flag stays set).  What the module cannot
  * honour is refused rather than dropped: datagrams (RFC 9221), stateless
- * reset tokens and unencrypted 1-RTT.  disable_compatible_version may be
- * set: there is no compatible version negotiation to disable.
+ * reset tokens and unencrypted 1-RTT.  disable_compatible_version stops
+ * sending version_information (RFC 9368), which we send by default
+ * (version.c); like the other flags it cannot be cleared again.
  */
 static int quic_tp_from_user(struct quic_transport_params *tp,
 			     const struct quic_transport_param *p)
@@ -190,6 +197,8 @@ static int quic_tp_from_user(struct quic_transport_params *tp,
 	for (i = 0; i < ARRAY_SIZE(v); i++)
 		if (v[i].value && quic_tp_set(&t, v[i].bit, v[i].value))
 			return -EINVAL;
+	if (p->disable_compatible_version)
+		t.present &= ~BIT(QUIC_TPB_VERSION_INFORMATION);
 	*tp = t;
 	return 0;
 }

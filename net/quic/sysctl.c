@@ -26,6 +26,10 @@
  *   new_token		1, the default: a server sends a NEW_TOKEN frame
  *			when the handshake completes (RFC 9000 §8.1.3);
  *			0: only when asked (QUIC_SOCKOPT_TOKEN).
+ *   grease_quic_bit	1, the default: a new socket advertises the
+ *			grease_quic_bit transport parameter (RFC 9287) and so
+ *			accepts packets with the fixed bit 0; 0: it does not
+ *			(version.c).
  *
  * The receive buffer also bounds the flow-control windows we advertise
  * (half of it for the connection), so its default is what a connection
@@ -37,6 +41,7 @@
 #include <net/net_namespace.h>
 
 #include "socket.h"
+#include "version.h"
 
 int sysctl_quic_wmem_default = 4 << 20;
 int sysctl_quic_rmem_default = 16 << 20;
@@ -110,6 +115,15 @@ static struct ctl_table quic_sysctl_table[] = {
 	{
 		.procname	= "new_token",
 		.data		= &sysctl_quic_new_token,
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= SYSCTL_ONE,
+	},
+	{
+		.procname	= "grease_quic_bit",
+		.data		= &sysctl_quic_grease_quic_bit,
 		.maxlen		= sizeof(int),
 		.mode		= 0644,
 		.proc_handler	= proc_dointvec_minmax,

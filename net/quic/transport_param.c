@@ -475,3 +475,29 @@ err:
 	*terr = QUIC_TRANSPORT_ERROR_TRANSPORT_PARAM;
 	return -EPROTO;
 }
+
+/**
+ * quic_tp_check_version - the peer's version_information (RFC 9368 §4)
+ * @tp: the peer's decoded parameters
+ * @version: the version of the connection's long header packets
+ * @terr: VERSION_NEGOTIATION_ERROR on failure
+ *
+ * Without the parameter the handshake goes on (§4 allows it when the
+ * client did not react to a Version Negotiation packet, and ours never
+ * does: version.c).  With it, the Chosen Version must be @version: a
+ * server checks the client's against the version its first Initial
+ * used, and a client the server's against the version it negotiated,
+ * which, with no compatible negotiation accepted, is the one it offered
+ * alone in its Available Versions.
+ *
+ * Return: 0, or -EPROTO.
+ */
+int quic_tp_check_version(const struct quic_transport_params *tp,
+			  u32 version, u32 *terr)
+{
+	if (!quic_tp_has(tp, QUIC_TPB_VERSION_INFORMATION) ||
+	    tp->version_info.chosen == version)
+		return 0;
+	*terr = QUIC_TRANSPORT_ERROR_VERSION_NEGOTIATION;
+	return -EPROTO;
+}

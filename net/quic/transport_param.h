@@ -107,5 +107,7 @@ int quic_tp_check_cids(const struct quic_transport_params *tp,
 		       bool peer_is_server, const struct quic_cid *peer_scid,
 		       const struct quic_cid *odcid,
 		       const struct quic_cid *retry_scid, u32 *terr);
+int quic_tp_check_version(const struct quic_transport_params *tp,
+			  u32 version, u32 *terr);
 
 #endif /* _NET_QUIC_TRANSPORT_PARAM_H */

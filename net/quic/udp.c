@@ -82,6 +82,11 @@ static int quic_udp_encap_rcv(struct sock *usk, struct sk_buff *skb)
 		goto drop;
 
 	sk = quic_cid_lookup(sock_net(usk), inv.dcid, inv.dcid_len);
+	/* A version we do not speak: Version Negotiation (version.c). */
+	if (!sk && quic_version_vn_reply(us, skb, &inv)) {
+		consume_skb(skb);
+		return 0;
+	}
 	if (!sk && inv.long_form) {
 		sk = rcu_dereference(us->listener);
 		if (!sk && !list_empty(&us->listeners)) {
@@ -452,6 +457,7 @@ static struct quic_udp_sock *quic_udp_sock_create(struct net *net,
 	INIT_LIST_HEAD(&us->listeners);
 	quic_dispatch_init(&us->dispatch);
 	get_random_bytes(us->token_key, sizeof(us->token_key));
+	quic_vn_limit_init(&us->vn);
 
 	err = udp_sock_create(net, &cfg, &sock);
 	if (err)

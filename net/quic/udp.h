@@ -15,6 +15,7 @@
 #include "dispatch.h"
 #include "token.h"
 #include "socket.h"
+#include "version.h"
 
 struct quic_udp_sock {
 	struct hlist_node	node;	/* in quic_udp_table, under its mutex */
@@ -49,6 +50,8 @@ struct quic_udp_sock {
 	 * random, constant, never leaves the kernel.
 	 */
 	u8			token_key[QUIC_TOKEN_KEY_LEN];
+	/* Version Negotiation packets it may send (version.c). */
+	struct quic_vn_limit	vn;
 };
 
 struct quic_udp_sock *quic_udp_sock_get(struct sock *sk,

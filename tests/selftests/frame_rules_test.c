@@ -4,13 +4,16 @@
  * (craft_peer.h plays the server): frames the connection forbids close it
  * with PROTOCOL_VIOLATION; a flood of PATH_CHALLENGE costs one pending
  * PATH_RESPONSE, never sent twice (RFC 9000 §8.2.2, §13.3); a packet whose
- * fixed bit is 0 is dropped (§17.3.1, no grease_quic_bit); CRYPTO data out
+ * fixed bit is 0 is dropped (§17.3.1) when the client did not advertise
+ * grease_quic_bit (sysctl net.quic.grease_quic_bit 0), and accepted when
+ * it did (RFC 9287 §3, the default); CRYPTO data out
  * of order is held in a bounded ring, a piece that opens one gap too many
  * goes unacknowledged and comes again, and data beyond the window is
  * CRYPTO_BUFFER_EXCEEDED (§7.5).
  */
 
 #include "craft_peer.h"
+#include "sysctl_guard.h"
 
 #include <linux/sock_diag.h>
 
@@ -147,11 +150,15 @@ out:
 	peer_close(&p);
 }
 
+#define GREASE_SYSCTL	"/proc/sys/net/quic/grease_quic_bit"
+
 /*
  * A PING whose fixed bit is 0 (built here: craft.h always sets it) is
- * dropped, unacknowledged; the next, normal one is acknowledged.
+ * dropped, unacknowledged, by a client that did not advertise
+ * grease_quic_bit (@grease 0), acknowledged by one that did; the next,
+ * normal one is acknowledged.
  */
-static void test_fixed_bit_zero(int family)
+static void fixed_bit_zero(int family, int grease)
 {
 	uint8_t ping = CR_FRAME_PING, pkt[64];
 	size_t hdr_len;
@@ -159,6 +166,7 @@ static void test_fixed_bit_zero(int family)
 	struct peer p;
 	int n;
 
+	CHECK_OK(sysctl_set(GREASE_SYSCTL, grease ? "1" : "0"));
 	if (peer_open(&p, family, 1))
 		goto out;
 	pn = p.next_pn++;
@@ -173,8 +181,9 @@ static void test_fixed_bit_zero(int family)
 	CHECK(n > 0);
 	CHECK(sendto(p.fd, pkt, n, 0, (struct sockaddr *)&p.kaddr,
 		     p.kaddr_len) == n);
-	if (acked_within(&p, pn, RETX_MS) != 0) {
-		printf("# the packet with fixed bit 0 was acknowledged\n");
+	if (acked_within(&p, pn, grease ? WAIT_MS : RETX_MS) != grease) {
+		printf("# the packet with fixed bit 0 was %sacknowledged\n",
+		       grease ? "not " : "");
 		CHECK(0);
 	}
 	pn = peer_send(&p, &ping, 1, 1);
@@ -182,6 +191,17 @@ static void test_fixed_bit_zero(int family)
 	check_clean(&p);
 out:
 	peer_close(&p);
+	sysctl_restore();
+}
+
+static void test_fixed_bit_zero(int family)
+{
+	fixed_bit_zero(family, 0);
+}
+
+static void test_fixed_bit_zero_grease(int family)
+{
+	fixed_bit_zero(family, 1);
 }
 
 /*
@@ -249,12 +269,15 @@ static const struct conn_test tests[] = {
 	  test_retire_unknown, 0 },
 	{ "600 PATH_CHALLENGE: one PATH_RESPONSE per packet at most, never twice",
 	  test_path_challenge_flood, FAM_BOTH },
-	{ "fixed bit 0: dropped", test_fixed_bit_zero, 0 },
+	{ "fixed bit 0 without grease_quic_bit: dropped", test_fixed_bit_zero, 0 },
+	{ "fixed bit 0 with grease_quic_bit advertised: accepted",
+	  test_fixed_bit_zero_grease, 0 },
 	{ "CRYPTO gaps: 16 held, the 17th unacknowledged, window bound",
 	  test_crypto_gaps, FAM_BOTH },
 };
 
 int main(void)
 {
-	return conn_tests_main(tests, sizeof(tests) / sizeof(tests[0]));
+	return sysctl_guarded_main(GREASE_SYSCTL, tests,
+				   sizeof(tests) / sizeof(tests[0]));
 }

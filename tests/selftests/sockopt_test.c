@@ -303,7 +303,10 @@ static void test_tp_refused(void)
 	memset(&got, 0, sizeof(got));
 	got.remote = 1;
 	CHECK_ERR(get_tp(fd, &got), ENOTCONN);
-	/* There is no compatible version negotiation to disable. */
+	/* It stops version_information (RFC 9368), sent by default. */
+	memset(&got, 0, sizeof(got));
+	CHECK_OK(get_tp(fd, &got));
+	CHECK(got.disable_compatible_version == 0);
 	memset(&p, 0, sizeof(p));
 	p.disable_compatible_version = 1;
 	CHECK_OK(set_tp(fd, &p));
@@ -314,7 +317,7 @@ static void test_tp_refused(void)
 	CHECK(got.remote == 0 && got.stateless_reset == 0 &&
 	      got.disable_1rtt_encryption == 0 &&
 	      got.disable_compatible_version == 1 &&
-	      got.max_datagram_frame_size == 0 && got.grease_quic_bit == 0);
+	      got.max_datagram_frame_size == 0 && got.grease_quic_bit == 1);
 	close(fd);
 }
 
@@ -376,8 +379,9 @@ static long tp_ext_find(const uint8_t *buf, size_t len, uint64_t id)
 	return -1;
 }
 
-/* grease_quic_bit is offered (RFC 9287): the module never drops a packet
- * for its fixed bit.
+/* grease_quic_bit (RFC 9287) is offered by default (sysctl
+ * net.quic.grease_quic_bit 1), and so is version_information (RFC 9368)
+ * unless disable_compatible_version is set.
  */
 static void test_tp_grease(void)
 {
@@ -390,12 +394,14 @@ static void test_tp_grease(void)
 	CHECK_OK(connect(fd, (struct sockaddr *)&ss, len));
 	len = sizeof(ext);
 	CHECK_OK(getsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_TRANSPORT_PARAM_EXT, ext, &len));
-	CHECK(tp_ext_find(ext, len, TP_GREASE_QUIC_BIT) == -1);
+	CHECK(tp_ext_find(ext, len, TP_GREASE_QUIC_BIT) == 0);
+	CHECK(tp_ext_find(ext, len, 0x11) == 8);
 	close(fd);
 
 	fd = qsock(AF_INET);
 	memset(&p, 0, sizeof(p));
 	p.grease_quic_bit = 1;
+	p.disable_compatible_version = 1;
 	CHECK_OK(set_tp(fd, &p));
 	memset(&p, 0, sizeof(p));
 	CHECK_OK(get_tp(fd, &p));
@@ -405,6 +411,7 @@ static void test_tp_grease(void)
 	len = sizeof(ext);
 	CHECK_OK(getsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_TRANSPORT_PARAM_EXT, ext, &len));
 	CHECK(tp_ext_find(ext, len, TP_GREASE_QUIC_BIT) == 0);
+	CHECK(tp_ext_find(ext, len, 0x11) == -1);
 	close(fd);
 }
 
@@ -835,7 +842,7 @@ static const struct tap_test tests[] = {
 	{ "transport param: datagrams, stateless reset, no 1-RTT encryption: EOPNOTSUPP",
 	  test_tp_refused },
 	{ "transport param: a zero field keeps the current value", test_tp_zero_keeps },
-	{ "transport param: grease_quic_bit is sent in the extension", test_tp_grease },
+	{ "transport param: grease_quic_bit and version_information in the extension", test_tp_grease },
 	{ "events that never fire cannot be turned on (EOPNOTSUPP)", test_events },
 	{ "TOKEN: set on a client, read back, carried by its Initials (IPv4)",
 	  test_token_initial_v4 },

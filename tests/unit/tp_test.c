@@ -335,6 +335,41 @@ static void test_cids(void)
 	tap_end();
 }
 
+static void test_version_check(void)
+{
+	struct quic_transport_params tp;
+	u32 terr = 0;
+
+	quic_tp_init(&tp);
+	tap_begin("tp: RFC 9368 §4 no version_information is accepted");
+	EXPECT_EQ(quic_tp_check_version(&tp, QUIC_VERSION_V2, &terr), 0);
+	EXPECT_EQ(quic_tp_check_version(&tp, QUIC_VERSION_V1, &terr), 0);
+	tap_end();
+
+	tp.version_info.chosen = QUIC_VERSION_V2;
+	tp.version_info.available[0] = QUIC_VERSION_V2;
+	tp.version_info.n_available = 1;
+	quic_tp_mark(&tp, QUIC_TPB_VERSION_INFORMATION);
+	tap_begin("tp: RFC 9368 §4 chosen version equal to the packets'");
+	EXPECT_EQ(quic_tp_check_version(&tp, QUIC_VERSION_V2, &terr), 0);
+	EXPECT_EQ(quic_tp_check_version(&tp, QUIC_VERSION_V2, &terr), 0);
+	tap_end();
+
+	tap_begin("tp: RFC 9368 §4 client's chosen version differs: VERSION_NEGOTIATION_ERROR");
+	terr = 0;
+	EXPECT_EQ(quic_tp_check_version(&tp, QUIC_VERSION_V1, &terr),
+		  -EPROTO);
+	EXPECT_EQ(terr, QUIC_TRANSPORT_ERROR_VERSION_NEGOTIATION);
+	tap_end();
+
+	tap_begin("tp: RFC 9368 §4 server's chosen version differs: VERSION_NEGOTIATION_ERROR");
+	terr = 0;
+	EXPECT_EQ(quic_tp_check_version(&tp, QUIC_VERSION_V1, &terr),
+		  -EPROTO);
+	EXPECT_EQ(terr, QUIC_TRANSPORT_ERROR_VERSION_NEGOTIATION);
+	tap_end();
+}
+
 void tp_tests(void)
 {
 	test_defaults();
@@ -343,4 +378,5 @@ void tp_tests(void)
 	test_misc();
 	test_many_versions();
 	test_cids();
+	test_version_check();
 }

@@ -241,6 +241,23 @@ static int parse_alpn(const char *s, const char **alpn)
 	return 0;
 }
 
+/* --version NAME: v1 (0x1) or v2 (0x6b3343cf, RFC 9369). */
+int hq_parse_version(const char *s, uint32_t *v)
+{
+	if (!strcmp(s, "v1"))
+		*v = 0x1;
+	else if (!strcmp(s, "v2"))
+		*v = 0x6b3343cf;
+	else
+		return -1;
+	return 0;
+}
+
+const char *hq_version_name(uint32_t v)
+{
+	return v == 0x6b3343cf ? "v2" : v == 0x1 ? "v1" : "unknown";
+}
+
 int hq_client_args(int argc, char **argv, struct hq_client_opts *o, char *err,
 		   size_t errlen)
 {
@@ -278,6 +295,9 @@ int hq_client_args(int argc, char **argv, struct hq_client_opts *o, char *err,
 			if (++i == argc)
 				ERR("--token-file needs a file");
 			o->token_file = argv[i];
+		} else if (!strcmp(a, "--version")) {
+			if (++i == argc || hq_parse_version(argv[i], &o->version))
+				ERR("--version needs v1 or v2");
 		} else if (a[0] == '-' && a[1]) {
 			ERR("unknown option %s", a);
 		} else {

@@ -40,9 +40,11 @@ struct xfer {
 	struct hq_stream st;	/* the answer's parse state */
 };
 
-static int connect_to(const struct hq_url *u)
+/* @version (0: the kernel's default, v1) in QUIC_SOCKOPT_CONFIG. */
+static int connect_to(const struct hq_url *u, uint32_t version)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_DGRAM }, *res, *ai;
+	struct quic_config c = { .version = version };
 	int fd = -1, ret;
 
 	ret = getaddrinfo(u->host, u->port, &hints, &res);
@@ -54,7 +56,10 @@ static int connect_to(const struct hq_url *u)
 		fd = socket(ai->ai_family, SOCK_DGRAM, IPPROTO_QUIC);
 		if (fd < 0)
 			continue;
-		if (!connect(fd, ai->ai_addr, ai->ai_addrlen))
+		if ((!version ||
+		     !setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_CONFIG, &c,
+				 sizeof(c))) &&
+		    !connect(fd, ai->ai_addr, ai->ai_addrlen))
 			break;
 		close(fd);
 		fd = -1;
@@ -132,6 +137,8 @@ static int handshake(int fd, const struct hq_client_opts *o)
 	gnutls_session_t session;
 	int ret;
 
+	if (o->token_file && token_load(fd, o->token_file))
+		return -1;
 	ret = gnutls_init(&session, GNUTLS_CLIENT | GNUTLS_NO_END_OF_EARLY_DATA);
 	if (ret < 0)
 		goto gnutls_err;
@@ -171,6 +178,44 @@ gnutls_err:
 	if (cred)
 		gnutls_certificate_free_credentials(cred);
 	return -1;
+}
+
+/*
+ * Connect and run the handshake.  When the server answered with Version
+ * Negotiation (EPROTONOSUPPORT) listing a version the kernel speaks, the
+ * socket's config names that version: connect once more with it.
+ */
+static int connect_handshake(const struct hq_client_opts *o)
+{
+	uint32_t tried = o->version ? o->version : 0x1, offered;
+	int fd, ret;
+
+	fd = connect_to(&o->urls[0], o->version);
+	if (fd < 0)
+		return -1;
+	ret = handshake(fd, o);
+	if (ret == -EPROTONOSUPPORT) {
+		offered = hq_sock_version(fd);
+		if (!offered || offered == tried) {
+			close(fd);
+			return -1;
+		}
+		fprintf(stderr, "quic-hq: version negotiation: connecting again with QUIC %s\n",
+			hq_version_name(offered));
+		close(fd);
+		fd = connect_to(&o->urls[0], offered);
+		if (fd < 0)
+			return -1;
+		ret = handshake(fd, o);
+	}
+	if (ret) {
+		close(fd);
+		return -1;
+	}
+	if (hq_sock_version(fd) != 0x1)
+		fprintf(stderr, "quic-hq: QUIC version %s\n",
+			hq_version_name(hq_sock_version(fd)));
+	return fd;
 }
 
 /* Open the next stream and send its request. */
@@ -347,9 +392,8 @@ int hq_client(struct hq_client_opts *o)
 	hq_ku_init(&ku, o->key_update);
 	for (i = 0; i < o->nurls; i++)
 		x[i].out = -1;
-	fd = connect_to(&o->urls[0]);
-	if (fd < 0 || (o->token_file && token_load(fd, o->token_file)) ||
-	    handshake(fd, o))
+	fd = connect_handshake(o);
+	if (fd < 0)
 		goto out;
 	setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_EVENT, &ev, sizeof(ev));
 	hq_key_update_events(fd, o->urls[0].host);

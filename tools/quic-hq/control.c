@@ -80,3 +80,14 @@ void hq_key_update(int fd, struct hq_ku *k, uint64_t total, const char *who)
 			"(QUIC_SOCKOPT_KEY_UPDATE) failed: %s; no more requested\n",
 			who, (unsigned long long)total, strerror(-err));
 }
+
+/* The connection's QUIC version (QUIC_SOCKOPT_CONFIG), 0 if unknown. */
+uint32_t hq_sock_version(int fd)
+{
+	struct quic_config c;
+	socklen_t len = sizeof(c);
+
+	if (getsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_CONFIG, &c, &len))
+		return 0;
+	return c.version;
+}

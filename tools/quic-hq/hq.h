@@ -31,6 +31,7 @@ struct hq_client_opts {
 	const char *out;		/* output directory */
 	uint64_t key_update;		/* --key-update: bytes, 0: none */
 	const char *token_file;		/* --token-file: NEW_TOKEN kept */
+	uint32_t version;		/* --version: QUIC version, 0: v1 */
 	int nurls;
 	struct hq_url urls[HQ_MAX_URLS];
 	char names[HQ_MAX_URLS][256];	/* output file names */
@@ -66,6 +67,8 @@ int hq_parse_request(const char *buf, size_t len, int fin, char *path,
 		     size_t pathlen);
 int hq_path_is_safe(const char *path);
 int hq_parse_size(const char *s, uint64_t *v);
+int hq_parse_version(const char *s, uint32_t *v);
+const char *hq_version_name(uint32_t v);
 int hq_client_args(int argc, char **argv, struct hq_client_opts *o, char *err,
 		   size_t errlen);
 int hq_server_args(int argc, char **argv, struct hq_server_opts *o, char *err,

@@ -123,6 +123,7 @@ void hq_close_code(int fd, const struct hq_proto *p);
  * naming who.
  */
 int hq_key_update_events(int fd, const char *who);
+uint32_t hq_sock_version(int fd);
 /* control.c: with total bytes so far, ask the kernel for the key update
  * that k says is due, if one is; a failure other than EAGAIN is printed,
  * naming who, and ends the asking.

@@ -275,6 +275,8 @@ static void *serve(void *arg)
 	       hq_now() - t0, c->streams, c->ku.events);
 	if (c->ku.every)
 		printf(" (%u asked for)", c->ku.initiated);
+	if (hq_sock_version(c->fd) != 0x1)
+		printf(", QUIC %s", hq_version_name(hq_sock_version(c->fd)));
 	printf("\n");
 	fflush(stdout);
 out:

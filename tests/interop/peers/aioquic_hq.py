@@ -3,9 +3,10 @@
 """hq-interop (HTTP/0.9) client and server on aioquic, for tests/interop.
 
   aioquic_hq.py server --listen ADDR:PORT --cert F --key F --root DIR [--alpn A]
-                       [--key-update BYTES] [--retry]
+                       [--key-update BYTES] [--retry] [--versions LIST]
   aioquic_hq.py client [--ca F | --insecure] --out DIR [--alpn A]
-                       [--key-update BYTES] URL...
+                       [--key-update BYTES] [--versions LIST] [--version V]
+                       URL...
   aioquic_hq.py spawner --dir DIR     (see spawner(); used by tests/interop)
 
 hq-interop: the client sends "GET /path\\r\\n" on a new bidirectional stream
@@ -27,6 +28,12 @@ initiated: ours (qlog key_updated, trigger local_update), seen: the peer's
 
 --retry (server): every client's address is validated with a Retry first
 (aioquic's serve(retry=True)).
+--versions LIST (v1, v2 or hex, comma-separated): the QUIC versions aioquic
+supports (QuicConfiguration.supported_versions; default v1,v2).  Client
+--version V: the version of its first connection attempt
+(QuicConfiguration.original_version), which may be one nobody supports, to
+draw a Version Negotiation packet (it must be in --versions too: aioquic
+keeps Initial keys only for those).
 """
 
 import argparse
@@ -47,6 +54,21 @@ from aioquic.quic.logger import QuicLogger, QuicLoggerTrace
 
 HQ = "hq-interop"
 WINDOW = 16 << 20
+
+
+def version(s):
+    return {"v1": 0x1, "v2": 0x6b3343cf}.get(s) or int(s, 16)
+
+
+def versions(s):
+    return [version(v) for v in s.split(",")]
+
+
+def set_versions(cfg, a):
+    if a.versions:
+        cfg.supported_versions = a.versions
+    if getattr(a, "version", None):
+        cfg.original_version = a.version
 
 
 def log(*a):
@@ -332,6 +354,7 @@ async def run_server(a):
                             max_data=WINDOW, max_stream_data=WINDOW,
                             idle_timeout=a.idle_timeout)
     cfg.load_cert_chain(a.cert, a.key)
+    set_versions(cfg, a)
     Server.root = os.path.realpath(a.root)
     if a.key_update is not None:
         Server.key_update = a.key_update
@@ -356,6 +379,7 @@ async def run_client(a):
         cfg.load_verify_locations(a.ca)
     if a.sni:
         cfg.server_name = a.sni
+    set_versions(cfg, a)
     if a.key_update is not None:
         Client.key_update = a.key_update
         Client.logger = cfg.quic_logger = KeyLogger()
@@ -477,6 +501,8 @@ def main(argv=None):
     g.add_argument("--insecure", action="store_true", help="check nothing")
     c.add_argument("--out", default=".", metavar="DIR")
     c.add_argument("--sni", help="server name to send and check")
+    c.add_argument("--version", type=version, metavar="V",
+                   help="version of the first attempt (v1, v2, hex)")
     c.add_argument("urls", nargs="+", metavar="URL")
     for x in (s, c):
         x.add_argument("--alpn", default=HQ, help="hq-interop (default) or h3")
@@ -485,6 +511,9 @@ def main(argv=None):
                        help="request a key update every BYTES (K, M, G) "
                        "of stream data received (client) or sent (server); "
                        "0: none, only count them")
+        x.add_argument("--versions", type=versions, metavar="LIST",
+                       help="supported versions, comma-separated (v1, v2, "
+                       "hex); default v1,v2")
     z = sub.add_parser("spawner", help="fork clients and servers on request")
     z.add_argument("--dir", required=True)
     a = p.parse_args(argv)

@@ -5,7 +5,8 @@
 #
 #   ngtcp2.sh server [--retry] --listen ADDR:PORT --cert F --key F --root DIR
 #   ngtcp2.sh client [--ca F | --insecure] [--key-update DURATION]
-#                    [--token-file F] --out DIR URL...
+#                    [--token-file F] [--version V] [--versions LIST]
+#                    --out DIR URL...
 #   ngtcp2.sh alpn        prints the ALPN the binaries speak
 #
 # --key-update DURATION is gtlsclient's --key-update=DURATION: one 1-RTT key
@@ -16,6 +17,9 @@
 # it accepts the tokens of its NEW_TOKEN frames instead); --token-file F is
 # gtlsclient's --token-file=F: the token in F goes in the Initial, and the
 # one of the server's NEW_TOKEN is written there.
+# --version V is gtlsclient's -v (the version of its first Initial, v1, v2
+# or hex, possibly one nobody speaks), --versions LIST its
+# --preferred-versions (what it picks from a Version Negotiation packet).
 #
 # What Debian ships (ngtcp2-server/ngtcp2-client 1.11, GnuTLS backend):
 #   /usr/sbin/gtlsserver  ADDR PORT KEY CERT, -d DIR serves files
@@ -98,6 +102,8 @@ client() {
 		case $1 in
 		--key-update) opts+=("--key-update=$2"); shift 2 ;;
 		--token-file) opts+=("--token-file=$2"); shift 2 ;;
+		--version) opts+=("--version=$2"); shift 2 ;;
+		--versions) opts+=("--preferred-versions=$2"); shift 2 ;;
 		--ca) echo "ngtcp2.sh: gtlsclient cannot check certificates; --ca $2 ignored" >&2
 		      shift 2 ;;
 		--insecure) shift ;;
@@ -139,5 +145,5 @@ case ${1:-} in
 server) shift; server "$@" ;;
 client) shift; client "$@" ;;
 alpn) echo "$NGTCP2_ALPN" ;;
-*) sed -n '3,13p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+*) sed -n '3,17p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac

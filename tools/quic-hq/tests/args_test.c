@@ -208,6 +208,24 @@ int main(void)
 		   "client --token-file FILE, server --retry; off by default");
 	}
 	{
+		char *c1[] = { "--version", "v2", "https://h/a" };
+		char *c2[] = { "--version", "v1", "https://h/a" };
+		char *c3[] = { "--version", "0x1a2a3a4a", "https://h/a" };
+		char *c4[] = { "https://h/a", "--version" };
+
+		ok(!hq_client_args(3, c1, &co, err, sizeof(err)) &&
+		   co.version == 0x6b3343cf &&
+		   !strcmp(hq_version_name(co.version), "v2") &&
+		   !hq_client_args(3, c2, &co, err, sizeof(err)) &&
+		   co.version == 1 &&
+		   !hq_client_args(1, c1 + 2, &co, err, sizeof(err)) &&
+		   !co.version &&
+		   hq_client_args(3, c3, &co, err, sizeof(err)) &&
+		   strstr(err, "--version") &&
+		   hq_client_args(2, c4, &co, err, sizeof(err)),
+		   "client --version v1 or v2, none by default; others refused");
+	}
+	{
 		struct hq_ku k;
 		unsigned char ev[2] = { QUIC_EVENT_KEY_UPDATE, 1 };
 		unsigned char other[2] = { QUIC_EVENT_STREAM_UPDATE, 1 };
