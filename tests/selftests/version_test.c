@@ -11,6 +11,8 @@
 #include "sysctl_guard.h"
 #include "../hostile/procfs.h"
 
+#include <sys/random.h>
+
 #define V1		0x00000001u
 #define V2		0x6b3343cfu
 #define UNKNOWN		0x1a2a3a4au	/* a reserved version: never ours */
@@ -561,19 +563,28 @@ static void test_grease_off(int family)
 	sysctl_restore();
 }
 
+/* Header and packet number offset of send_initial()'s packets. */
+#define INITIAL_HDR	(1 + 4 + 1 + 8 + 1 + 8 + 1 + 2 + 4)
+#define INITIAL_PN_OFF	(INITIAL_HDR - 4)
+
 /*
  * A client Initial (a ClientHello of junk: the kernel does not read it)
- * to the listener @fd is connected to, for a DCID of 8 bytes @tag, with
- * the fixed bit 0 if @greased.
+ * to the listener @fd is connected to, with a random DCID (a connection
+ * of an earlier test may still hold a fixed one in its closing period),
+ * with the fixed bit 0 if @greased: the bit is not under header
+ * protection but it is in the AEAD's associated data, so the packet is
+ * opened, changed and sealed again.
  */
 static int send_initial(int fd, uint8_t tag, int greased)
 {
-	uint8_t dcid[8], scid[8], hello[300], frame[400], pkt[1500];
+	uint8_t dcid[8], scid[8], hello[300], frame[400], pkt[1500], pt[1500];
 	struct cr_keys k;
-	size_t n;
-	int len;
+	size_t n, pn_len;
+	uint32_t pn;
+	int len, ptlen;
 
-	memset(dcid, tag, sizeof(dcid));
+	if (getrandom(dcid, sizeof(dcid), 0) != sizeof(dcid))
+		return -1;
 	memset(scid, tag + 1, sizeof(scid));
 	memset(hello, 0x5a, sizeof(hello));
 	hello[0] = 1;
@@ -587,8 +598,20 @@ static int send_initial(int fd, uint8_t tag, int greased)
 			       frame, n, 1200, pkt, sizeof(pkt));
 	if (len < 0)
 		return -1;
-	if (greased)
-		pkt[0] &= ~0x40;	/* not under header protection */
+	if (greased) {
+		if (cr_unprotect_header(&k, pkt, len, INITIAL_PN_OFF, &pn,
+					&pn_len) || pn_len != 4)
+			return -1;
+		ptlen = cr_open_payload(&k, pkt, len, INITIAL_HDR, pn, pt);
+		if (ptlen < 0)
+			return -1;
+		pkt[0] &= ~0x40;
+		memcpy(pkt + INITIAL_HDR, pt, ptlen);
+		len = cr_protect(&k, pkt, INITIAL_HDR, INITIAL_PN_OFF, pn,
+				 ptlen);
+		if (len < 0)
+			return -1;
+	}
 	return send(fd, pkt, len, 0) == len ? 0 : -1;
 }
 
@@ -623,6 +646,12 @@ static void greased_first_initial(int family, int grease)
 	} else {
 		CHECK(!(wait_poll(lfd, POLLIN, 500) & POLLIN));
 	}
+	if (tap_failed_checks)
+		printf("# drops: bad_header %ld listener_refused %ld decrypt %ld "
+		       "pending %ld packets_received %ld\n",
+		       hp_stat("drop_bad_header"), hp_stat("drop_listener_refused"),
+		       hp_stat("drop_decrypt_failed"), hp_stat("drop_pending_full"),
+		       hp_stat("packets_received"));
 	if (b >= 0)
 		close(b);
 	if (a >= 0)
