@@ -33,9 +33,6 @@
  */
 
 #include <linux/random.h>
-#include <net/ip6_route.h>
-#include <net/route.h>
-#include <net/udp_tunnel.h>
 
 #include "retry.h"
 #include "socket.h"
@@ -47,68 +44,6 @@
 			 QUIC_CRYPTO_TAG_LEN)
 #define QUIC_RETRY_HEADROOM	(MAX_HEADER + sizeof(struct ipv6hdr) + \
 				 sizeof(struct udphdr))
-
-/*
- * Send @skb from @us to where the Initial @in came from, from the address
- * it was sent to: no connection, no cached route.  Consumes @skb.
- */
-static int quic_retry_xmit(struct quic_udp_sock *us, struct sock *sk,
-			   struct sk_buff *skb, const struct sk_buff *in)
-{
-	const struct quic_input_cb *cb = QUIC_INPUT_CB(in);
-	struct sock *usk = us->sock->sk;
-	__be16 sport = quic_addr_port(&us->addr);
-	struct net *net = sock_net(usk);
-	int oif = sk ? READ_ONCE(sk->sk_bound_dev_if) : 0;
-	u32 mark = sk ? READ_ONCE(sk->sk_mark) : 0;
-
-	skb->mark = mark;
-	local_bh_disable();
-	if (cb->peer.sa.sa_family == AF_INET) {
-		const struct sockaddr_in *peer = &cb->peer.v4;
-		struct flowi4 fl4;
-		struct rtable *rt;
-
-		flowi4_init_output(&fl4, oif, mark, 0, RT_SCOPE_UNIVERSE,
-				   IPPROTO_UDP, 0, peer->sin_addr.s_addr,
-				   cb->local_ip.v4, peer->sin_port, sport,
-				   sock_net_uid(net, NULL));
-		rt = ip_route_output_flow(net, &fl4, usk);
-		if (IS_ERR(rt))
-			goto drop;
-		udp_tunnel_xmit_skb(rt, usk, skb, fl4.saddr,
-				    peer->sin_addr.s_addr, 0,
-				    ip4_dst_hoplimit(&rt->dst), htons(IP_DF),
-				    sport, peer->sin_port, false, false);
-	} else {
-		const struct sockaddr_in6 *peer = &cb->peer.v6;
-		struct flowi6 fl6 = {
-			.flowi6_proto	= IPPROTO_UDP,
-			.flowi6_oif	= peer->sin6_scope_id ?: oif,
-			.flowi6_mark	= mark,
-			.daddr		= peer->sin6_addr,
-			.saddr		= cb->local_ip.v6,
-			.fl6_dport	= peer->sin6_port,
-			.fl6_sport	= sport,
-		};
-		struct dst_entry *dst;
-
-		dst = ip6_dst_lookup_flow(net, usk, &fl6, NULL);
-		if (IS_ERR(dst))
-			goto drop;
-		skb->ignore_df = 0;
-		udp_tunnel6_xmit_skb(dst, usk, skb, NULL, &fl6.saddr,
-				     &peer->sin6_addr, 0,
-				     ip6_dst_hoplimit(dst), 0, sport,
-				     peer->sin6_port, false);
-	}
-	local_bh_enable();
-	return 0;
-drop:
-	local_bh_enable();
-	kfree_skb(skb);
-	return -EHOSTUNREACH;
-}
 
 /* Answer the client Initial @in (header @hdr) with a Retry. */
 static void quic_retry_send(struct quic_udp_sock *us, struct sock *sk,
@@ -143,7 +78,7 @@ static void quic_retry_send(struct quic_udp_sock *us, struct sock *sk,
 		return;
 	}
 	skb_put(skb, n + QUIC_CRYPTO_TAG_LEN);
-	if (!quic_retry_xmit(us, sk, skb, in))
+	if (!quic_udp_xmit_reply(us, sk, skb, QUIC_INPUT_CB(in)))
 		QUIC_INC_STATS(RETRY_SENT, 1);
 }
 

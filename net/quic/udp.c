@@ -368,6 +368,75 @@ int quic_udp_xmit(struct sock *sk, struct sk_buff *skb)
 }
 
 /* quic_udp_path_payload() with bottom halves off. */
+/**
+ * quic_udp_xmit_reply - send a stateless reply (Retry, Version Negotiation)
+ * @us: the port the datagram being answered came to
+ * @sk: the listener whose SO_MARK and device route it, or NULL
+ * @skb: the reply, consumed
+ * @cb: the addresses of the datagram being answered
+ *
+ * From @us to where the datagram came from, from the address it was sent
+ * to: no connection, no cached route.  Softirq or process context.
+ *
+ * Return: 0, or -EHOSTUNREACH with no route (@skb freed).
+ */
+int quic_udp_xmit_reply(struct quic_udp_sock *us, struct sock *sk,
+			struct sk_buff *skb, const struct quic_input_cb *cb)
+{
+	struct sock *usk = us->sock->sk;
+	__be16 sport = quic_addr_port(&us->addr);
+	struct net *net = sock_net(usk);
+	int oif = sk ? READ_ONCE(sk->sk_bound_dev_if) : 0;
+	u32 mark = sk ? READ_ONCE(sk->sk_mark) : 0;
+
+	skb->mark = mark;
+	local_bh_disable();
+	if (cb->peer.sa.sa_family == AF_INET) {
+		const struct sockaddr_in *peer = &cb->peer.v4;
+		struct flowi4 fl4;
+		struct rtable *rt;
+
+		flowi4_init_output(&fl4, oif, mark, 0, RT_SCOPE_UNIVERSE,
+				   IPPROTO_UDP, 0, peer->sin_addr.s_addr,
+				   cb->local_ip.v4, peer->sin_port, sport,
+				   sock_net_uid(net, NULL));
+		rt = ip_route_output_flow(net, &fl4, usk);
+		if (IS_ERR(rt))
+			goto drop;
+		udp_tunnel_xmit_skb(rt, usk, skb, fl4.saddr,
+				    peer->sin_addr.s_addr, 0,
+				    ip4_dst_hoplimit(&rt->dst), htons(IP_DF),
+				    sport, peer->sin_port, false, false);
+	} else {
+		const struct sockaddr_in6 *peer = &cb->peer.v6;
+		struct flowi6 fl6 = {
+			.flowi6_proto	= IPPROTO_UDP,
+			.flowi6_oif	= peer->sin6_scope_id ?: oif,
+			.flowi6_mark	= mark,
+			.daddr		= peer->sin6_addr,
+			.saddr		= cb->local_ip.v6,
+			.fl6_dport	= peer->sin6_port,
+			.fl6_sport	= sport,
+		};
+		struct dst_entry *dst;
+
+		dst = ip6_dst_lookup_flow(net, usk, &fl6, NULL);
+		if (IS_ERR(dst))
+			goto drop;
+		skb->ignore_df = 0;
+		udp_tunnel6_xmit_skb(dst, usk, skb, NULL, &fl6.saddr,
+				     &peer->sin6_addr, 0,
+				     ip6_dst_hoplimit(dst), 0, sport,
+				     peer->sin6_port, false);
+	}
+	local_bh_enable();
+	return 0;
+drop:
+	local_bh_enable();
+	kfree_skb(skb);
+	return -EHOSTUNREACH;
+}
+
 static u32 quic_udp_path_payload_bh(struct sock *sk)
 {
 	struct quic_sock *qs = quic_sk(sk);

@@ -52,10 +52,6 @@
 
 #include <linux/random.h>
 #include <linux/unaligned.h>
-#include <net/ip6_route.h>
-#include <net/route.h>
-#include <net/udp.h>
-#include <net/udp_tunnel.h>
 
 #include "socket.h"
 #include "udp.h"
@@ -96,59 +92,6 @@ static bool quic_vn_limit_take(struct quic_vn_limit *l)
 	}
 	spin_unlock(&l->lock);
 	return ok;
-}
-
-/* Send @skb, a reply to the datagram whose addresses @cb holds. */
-static int quic_vn_xmit(struct quic_udp_sock *us, struct sk_buff *skb,
-			const struct quic_input_cb *cb)
-{
-	struct sock *usk = us->sock->sk;
-	struct net *net = sock_net(usk);
-	__be16 sport = quic_addr_port(&us->addr);
-
-	if (cb->peer.sa.sa_family == AF_INET) {
-		__be32 daddr = cb->peer.v4.sin_addr.s_addr;
-		__be32 saddr = cb->local_ip.v4;
-		struct flowi4 fl4;
-		struct rtable *rt;
-
-		flowi4_init_output(&fl4, 0, 0, 0, RT_SCOPE_UNIVERSE,
-				   IPPROTO_UDP, 0, daddr, saddr,
-				   cb->peer.v4.sin_port, sport,
-				   sock_net_uid(net, NULL));
-		rt = ip_route_output_flow(net, &fl4, usk);
-		if (IS_ERR(rt))
-			goto drop;
-		udp_tunnel_xmit_skb(rt, usk, skb, fl4.saddr, daddr, 0,
-				    ip4_dst_hoplimit(&rt->dst), htons(IP_DF),
-				    sport, cb->peer.v4.sin_port, false, false);
-		return 0;
-	}
-#if IS_ENABLED(CONFIG_IPV6)
-	{
-		struct flowi6 fl6 = {
-			.flowi6_proto	= IPPROTO_UDP,
-			.flowi6_oif	= cb->peer.v6.sin6_scope_id,
-			.daddr		= cb->peer.v6.sin6_addr,
-			.saddr		= cb->local_ip.v6,
-			.fl6_dport	= cb->peer.v6.sin6_port,
-			.fl6_sport	= sport,
-		};
-		struct dst_entry *dst;
-
-		dst = ip6_dst_lookup_flow(net, usk, &fl6, NULL);
-		if (IS_ERR(dst))
-			goto drop;
-		skb->ignore_df = 0;
-		udp_tunnel6_xmit_skb(dst, usk, skb, NULL, &fl6.saddr,
-				     &fl6.daddr, 0, ip6_dst_hoplimit(dst), 0,
-				     sport, fl6.fl6_dport, false);
-		return 0;
-	}
-#endif
-drop:
-	kfree_skb(skb);
-	return -EHOSTUNREACH;
 }
 
 /**
@@ -206,7 +149,7 @@ bool quic_version_vn_reply(struct quic_udp_sock *us, struct sk_buff *skb,
 		return true;
 	}
 	skb_put(vn, len);
-	if (quic_vn_xmit(us, vn, QUIC_INPUT_CB(skb)))
+	if (quic_udp_xmit_reply(us, NULL, vn, QUIC_INPUT_CB(skb)))
 		QUIC_DROP(usk, XMIT);
 	else
 		QUIC_INC_STATS(VN_SENT, 1);
