@@ -28,7 +28,10 @@
  * is SHA-384), zero padded.
  * Order:
  *   - HANDSHAKE: as soon as GnuTLS derives them, receive then send;
- *   - EARLY (0-RTT): when GnuTLS derives it (client: send, server: receive);
+ *   - EARLY (0-RTT): when GnuTLS derives it (client: send, server: receive;
+ *     a server's refused by the kernel's replay filter means no 0-RTT, not
+ *     an error); a client whose server rejected early data withdraws its
+ *     send key before the APP secrets: EARLY, send 1, type 0 (early_data.c);
  *   - APP (1-RTT): only once GnuTLS reports the handshake complete on this
  *     side, and after every non-APP handshake byte has been sent (the
  *     client's Finished): receive direction first, send direction last.
