@@ -327,7 +327,9 @@ int quic_early_data_secret(struct sock *sk, const struct quic_crypto_secret *s)
  * Client, the 1-RTT send key is in: 0-RTT is over.  If it was accepted,
  * the server's parameters may not be below the remembered ones (RFC 9000
  * §7.4.1: -EPROTO, the connection closes with PROTOCOL_VIOLATION), and
- * the streams take the higher limits.
+ * the streams take the higher limits.  If it was never tried (TLS gave no
+ * 0-RTT key: a ticket without early_data), streams written under the
+ * remembered limits take the server's, as after a rejection.
  */
 int quic_early_data_app_key(struct sock *sk)
 {
@@ -341,6 +343,15 @@ int quic_early_data_app_key(struct sock *sk)
 	if (qs->is_server || !qs->early.tp_applied || qs->early.rejected ||
 	    !qs->peer_tp_set)
 		return 0;
+	/* No 0-RTT key, nothing sent: the new parameters simply apply. */
+	if (!quic_crypto_ready(&qs->crypto, QUIC_CRYPTO_EARLY, true)) {
+		if (quic_early_data_restart_streams(sk)) {
+			quic_conn_abort(sk, QUIC_TRANSPORT_ERROR_INTERNAL, 0);
+			return -ECONNABORTED;
+		}
+		sk->sk_write_space(sk);
+		return 0;
+	}
 	if (tp->active_connection_id_limit < old->active_connection_id_limit ||
 	    tp->initial_max_data < old->initial_max_data ||
 	    tp->initial_max_stream_data_bidi_local <

@@ -39,9 +39,9 @@ static int make_cert(void)
 	if (!mkdtemp(dir))
 		return -1;
 	snprintf(cmd, sizeof(cmd),
-		 "cd '%s' && certtool --generate-privkey --key-type=ecdsa --curve=secp256r1 --outfile server.key && "
+		 "(cd '%s' && certtool --generate-privkey --key-type=ecdsa --curve=secp256r1 --outfile server.key && "
 		 "printf 'cn = \"localhost\"\\ndns_name = \"localhost\"\\ntls_www_server\\nsigning_key\\nexpiration_days = 2\\n' > server.tmpl && "
-		 "certtool --generate-self-signed --load-privkey server.key --template server.tmpl --outfile server.pem",
+		 "certtool --generate-self-signed --load-privkey server.key --template server.tmpl --outfile server.pem) >/dev/null 2>&1",
 		 dir);
 	return system(cmd) ? -1 : 0;
 }
@@ -205,6 +205,7 @@ struct round {
 	struct side cli, srv;
 	const struct memo *in;		/* resume with these, if set */
 	int set_tp;			/* ... and set the remembered parameters */
+	int no_early;			/* ... but do not ask GnuTLS for early data */
 	const void *early;		/* written after connect(), before the handshake */
 	size_t early_len;
 	int early_ret;			/* what that sendmsg() returned, or -errno */
@@ -231,7 +232,7 @@ static int client_session(struct round *rd)
 	unsigned int flags = GNUTLS_CLIENT | GNUTLS_NO_END_OF_EARLY_DATA;
 	int ret;
 
-	if (rd->in)
+	if (rd->in && !rd->no_early)
 		flags |= GNUTLS_ENABLE_EARLY_DATA;
 	ret = gnutls_init(&c->session, flags);
 	if (ret >= 0)
@@ -455,6 +456,37 @@ static void test_no_remote_tp(int family)
 		check_early_read(rd.srv.fd, EARLY_MSG, strlen(EARLY_MSG));
 	stats_delta(before, d);
 	CHECK(d[ST_SENT] == 0 && d[ST_RECV] == 0);
+	round_free(&rd);
+	close(rd.lfd);
+}
+
+/*
+ * Remembered parameters, but TLS gives no 0-RTT key (the client's session
+ * does not ask for early data): what was written before the handshake is
+ * sent in 1-RTT, under the server's parameters.
+ */
+static void test_no_early_key(int family)
+{
+	long long before[ST_MAX], d[ST_MAX];
+	struct round rd = {};
+	struct memo m = {};
+
+	CHECK_OK(listener_open(&rd, family));
+	if (first_round(&rd, &m))
+		return;
+	stats_read(before);
+	rd.in = &m;
+	rd.set_tp = 1;
+	rd.no_early = 1;
+	rd.early = EARLY_MSG;
+	rd.early_len = strlen(EARLY_MSG);
+	CHECK(round_run(&rd) == 0);
+	CHECK(rd.early_ret == (int)strlen(EARLY_MSG));
+	CHECK(gnutls_session_is_resumed(rd.cli.session));
+	if (!rd.cli.ret && !rd.srv.ret)
+		check_early_read(rd.srv.fd, EARLY_MSG, strlen(EARLY_MSG));
+	stats_delta(before, d);
+	CHECK(d[ST_SENT] == 0 && d[ST_RECV] == 0 && d[ST_REJECTED] == 0);
 	round_free(&rd);
 	close(rd.lfd);
 }
@@ -691,6 +723,8 @@ static const struct conn_test tests[] = {
 	  test_rejected, FAM_BOTH },
 	{ "no remembered transport parameters: no 0-RTT, ENOTCONN as before",
 	  test_no_remote_tp, 0 },
+	{ "remembered parameters but no 0-RTT key: the data goes in 1-RTT",
+	  test_no_early_key, 0 },
 	{ "QUIC_SOCKOPT_TRANSPORT_PARAM remote = 1: set, read, limits, fixed",
 	  test_remote_tp_sockopt, FAM_BOTH },
 	{ "a replayed first flight delivers no early data (same process)",
