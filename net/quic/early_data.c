@@ -435,6 +435,34 @@ void quic_early_data_hello(struct sock *sk, u8 level, u64 offset,
 	}
 }
 
+/*
+ * A listener: is @skb a datagram of 0-RTT packets for a connection whose
+ * Initial waits in the accept queue?  Then it waits there too (a pending
+ * slot each, as any queued datagram), and accept() feeds it to the
+ * connection after its Initial (socket.c), rather than dropping it: a
+ * client that sends its 0-RTT data in datagrams of their own would lose
+ * them all to a server that accepts later than they come.  0-RTT packets
+ * carry the Destination Connection ID of the Initial (RFC 9000 §7.2).
+ */
+bool quic_early_data_listen_keep(struct sock *sk, struct sk_buff *skb)
+{
+	struct quic_hdr hdr, queued;
+	struct sk_buff *q;
+
+	if (quic_hdr_parse(skb->data, skb->len, QUIC_SCID_LEN, &hdr) ||
+	    hdr.type != QUIC_PKT_0RTT || hdr.dcid.len < 8)
+		return false;
+	skb_queue_walk(&quic_sk(sk)->accept_queue, q) {
+		if (quic_hdr_parse(q->data, q->len, QUIC_SCID_LEN, &queued) ||
+		    queued.type != QUIC_PKT_INITIAL ||
+		    queued.version != hdr.version ||
+		    !quic_cid_eq(&queued.dcid, &hdr.dcid))
+			continue;
+		return true;
+	}
+	return false;
+}
+
 /* recvmsg() and poll(): stream data waits for the handshake to complete. */
 bool quic_early_data_stream_readable(const struct sock *sk)
 {

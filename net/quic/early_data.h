@@ -27,6 +27,7 @@
 #include "transport_param.h"
 
 struct sock;
+struct sk_buff;
 struct quic_crypto_secret;
 
 #define QUIC_HELLO_RANDOM_LEN	32
@@ -68,5 +69,6 @@ void quic_early_data_on_rx(struct sock *sk, u8 level);
 void quic_early_data_hello(struct sock *sk, u8 level, u64 offset,
 			   const u8 *data, u64 len);
 bool quic_early_data_stream_readable(const struct sock *sk);
+bool quic_early_data_listen_keep(struct sock *sk, struct sk_buff *skb);
 
 #endif /* _NET_QUIC_EARLY_DATA_H */

@@ -487,6 +487,9 @@ int quic_listen_rcv(struct sock *sk, struct sk_buff *skb)
 {
 	struct quic_hdr hdr;
 
+	/* 0-RTT of a queued connection waits with it (early_data.c). */
+	if (quic_early_data_listen_keep(sk, skb))
+		return quic_accept_enqueue(sk, skb);
 	if (skb->len < QUIC_MIN_INITIAL_DATAGRAM ||
 	    quic_hdr_parse(skb->data, skb->len, QUIC_SCID_LEN, &hdr) ||
 	    hdr.type != QUIC_PKT_INITIAL || hdr.dcid.len < 8 ||

@@ -367,31 +367,45 @@ static void check_early_read(int sfd, const void *data, size_t len)
  * Accepted: the data written before the handshake is read by the server
  * after its handshake, and it went in 0-RTT packets, both ways of telling.
  */
-static void test_accepted(int family)
+static void accepted(int family, size_t len)
 {
+	static unsigned char data[6000];
 	long long before[ST_MAX], d[ST_MAX];
 	struct round rd = {};
 	struct memo m = {};
 
+	pattern_fill(data, 0, 0, sizeof(data));
 	CHECK_OK(listener_open(&rd, family));
 	if (first_round(&rd, &m))
 		return;
 	stats_read(before);
 	rd.in = &m;
 	rd.set_tp = 1;
-	rd.early = EARLY_MSG;
-	rd.early_len = strlen(EARLY_MSG);
+	rd.early = data;
+	rd.early_len = len;
 	CHECK(round_run(&rd) == 0);
-	CHECK(rd.early_ret == (int)strlen(EARLY_MSG));
+	CHECK(rd.early_ret == (int)len);
 	CHECK(gnutls_session_is_resumed(rd.cli.session));
 	CHECK(gnutls_session_get_flags(rd.cli.session) & GNUTLS_SFLAGS_EARLY_DATA);
 	if (!rd.cli.ret && !rd.srv.ret)
-		check_early_read(rd.srv.fd, EARLY_MSG, strlen(EARLY_MSG));
+		check_early_read(rd.srv.fd, data, len);
 	stats_delta(before, d);
 	CHECK(d[ST_SENT] >= 1 && d[ST_RECV] >= 1 && d[ST_REJECTED] == 0);
+	/*
+	 * Every 0-RTT packet was read, those in datagrams of their own too,
+	 * which came before accept() (they wait with the Initial).
+	 */
+	CHECK(d[ST_RECV] == d[ST_SENT] && d[ST_DROP] == 0);
+	if (len > 2000)
+		CHECK(d[ST_SENT] >= 3);
 	round_free(&rd);
 	close(rd.lfd);
 }
+
+/* One 0-RTT packet, after the Initial in its datagram. */
+static void test_accepted(int family) { accepted(family, 100); }
+/* Several: the rest in datagrams of their own. */
+static void test_accepted_long(int family) { accepted(family, 6000); }
 
 /*
  * Rejected by a server with 0-RTT off (QUIC_EARLY_DATA=0): the client sent
@@ -719,6 +733,8 @@ static void test_replay_same(int family) { replay(family, 0); }
 static const struct conn_test tests[] = {
 	{ "0-RTT accepted: the server reads data written before the handshake",
 	  test_accepted, FAM_BOTH },
+	{ "0-RTT accepted, several packets: all read, none sent again",
+	  test_accepted_long, FAM_BOTH },
 	{ "0-RTT rejected (QUIC_EARLY_DATA=0): the data comes in 1-RTT, intact",
 	  test_rejected, FAM_BOTH },
 	{ "no remembered transport parameters: no 0-RTT, ENOTCONN as before",
