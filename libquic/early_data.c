@@ -134,15 +134,17 @@ unsigned int quic_early_server_flags(void)
 	return early_data_off() ? 0 : GNUTLS_ENABLE_EARLY_DATA;
 }
 
-void quic_early_server_setup(gnutls_session_t session)
+int quic_early_server_setup(gnutls_session_t session)
 {
 	pthread_once(&ar_once, ar_init);
 	if (!ar) {
+		/* no 0-RTT key will be installed, whatever GnuTLS decides */
 		quic_log(QUIC_LOG_INFO, "server: no anti-replay context: early data refused");
-		return;		/* GnuTLS accepts no early data without one */
+		return -ENOMEM;
 	}
 	gnutls_anti_replay_enable(session, ar);
 	gnutls_record_set_max_early_data_size(session, 0xffffffffu);
+	return 0;
 }
 
 int quic_early_client_done(gnutls_session_t session, int fd, int early_tx)

@@ -152,6 +152,7 @@ struct quic_hs {
 	struct quic_crypto_secret app_rx, app_tx;
 	unsigned int have_app_rx:1, have_app_tx:1;
 	unsigned int early_tx:1;	/* client: the 0-RTT send key is in */
+	unsigned int no_early_rx:1;	/* server: no anti-replay, no 0-RTT */
 	struct quic_config config;	/* the socket's QUIC_SOCKOPT_CONFIG */
 	int alert;			/* fatal alert GnuTLS sent, or -1 */
 	uint32_t errcode;		/* close code chosen by libquic, or 0 */
@@ -445,6 +446,8 @@ static int hook_secret(gnutls_session_t session,
 	}
 
 	err = 0;
+	if (rsecret && level == QUIC_CRYPTO_EARLY && hs->no_early_rx)
+		rsecret = NULL;		/* never read 0-RTT unprotected */
 	if (rsecret) {
 		memcpy(s.secret, rsecret, size);
 		err = install_secret(hs, &s);
@@ -841,8 +844,8 @@ int quic_hs_start(gnutls_session_t session, unsigned int flags,
 	}
 	hs->tp_local_len = len;
 	quic_sock_config(hs->fd, &hs->config);
-	if (session_is_server(session))
-		quic_early_server_setup(session);	/* 0-RTT, anti-replay */
+	if (session_is_server(session) && quic_early_server_setup(session))
+		hs->no_early_rx = 1;	/* 0-RTT needs anti-replay */
 	if (hs->config.certificate_request && session_is_server(session))
 		gnutls_certificate_server_set_request(session,
 				hs->config.certificate_request == 1 ?
