@@ -452,6 +452,9 @@ bool quic_early_data_listen_keep(struct sock *sk, struct sk_buff *skb)
 	if (quic_hdr_parse(skb->data, skb->len, QUIC_SCID_LEN, &hdr) ||
 	    hdr.type != QUIC_PKT_0RTT || hdr.dcid.len < 8)
 		return false;
+	/* Its Initial is with accept() now, which takes it next. */
+	if (quic_cid_eq(&quic_sk(sk)->early.accepting, &hdr.dcid))
+		return true;
 	skb_queue_walk(&quic_sk(sk)->accept_queue, q) {
 		if (quic_hdr_parse(q->data, q->len, QUIC_SCID_LEN, &queued) ||
 		    queued.type != QUIC_PKT_INITIAL ||
@@ -461,6 +464,21 @@ bool quic_early_data_listen_keep(struct sock *sk, struct sk_buff *skb)
 		return true;
 	}
 	return false;
+}
+
+/*
+ * Listener, socket lock held: accept() took the Initial @skb off the queue
+ * and sets its connection up, without the listener's lock; until it takes
+ * the datagrams queued behind it (NULL), 0-RTT ones are still kept.
+ */
+void quic_early_data_accepting(struct sock *sk, const struct sk_buff *skb)
+{
+	struct quic_cid *cid = &quic_sk(sk)->early.accepting;
+	struct quic_hdr hdr;
+
+	memset(cid, 0, sizeof(*cid));
+	if (skb && !quic_hdr_parse(skb->data, skb->len, QUIC_SCID_LEN, &hdr))
+		*cid = hdr.dcid;
 }
 
 /* recvmsg() and poll(): stream data waits for the handshake to complete. */

@@ -45,6 +45,8 @@ struct quic_early {
 	u64	rx_close_at;	/* us: the first 1-RTT packet + 3 PTO */
 	u32	hello_mask;	/* bytes of ClientHello.random seen */
 	u8	hello_random[QUIC_HELLO_RANDOM_LEN];
+	/* Listener: the DCID of the Initial accept() is setting up. */
+	struct quic_cid accepting;
 };
 
 /* What to do with a received 0-RTT packet (quic_early_data_rx()). */
@@ -70,5 +72,6 @@ void quic_early_data_hello(struct sock *sk, u8 level, u64 offset,
 			   const u8 *data, u64 len);
 bool quic_early_data_stream_readable(const struct sock *sk);
 bool quic_early_data_listen_keep(struct sock *sk, struct sk_buff *skb);
+void quic_early_data_accepting(struct sock *sk, const struct sk_buff *skb);
 
 #endif /* _NET_QUIC_EARLY_DATA_H */

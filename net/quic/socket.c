@@ -868,6 +868,7 @@ static bool quic_accept_alive(struct sock *sk, struct sock *newsk)
 
 	__skb_queue_head_init(&q);
 	lock_sock(sk);
+	quic_early_data_accepting(sk, NULL);
 	skb_queue_walk_safe(&quic_sk(sk)->accept_queue, skb, tmp) {
 		if (quic_hdr_parse(skb->data, skb->len, QUIC_SCID_LEN, &hdr) ||
 		    hdr.dcid.len != odcid->len ||
@@ -912,6 +913,7 @@ int quic_inet_accept(struct socket *sock, struct socket *newsock,
 				kfree_skb(skb);
 				return PTR_ERR(newsk);
 			}
+			quic_early_data_accepting(sk, skb);
 			if (!quic_accept_one(sk, newsk, skb, newsock)) {
 				if (quic_accept_alive(sk, newsk))
 					return 0;
