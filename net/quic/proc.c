@@ -45,6 +45,10 @@ static const char *const quic_stat_names[QUIC_STAT_MAX] = {
 	[QUIC_STAT_VN_SENT]		= "version_negotiation_sent",
 	[QUIC_STAT_VN_RECV]		= "version_negotiation_received",
 	[QUIC_STAT_GREASED]		= "packets_greased",
+	[QUIC_STAT_EARLY_SENT]		= "zero_rtt_packets_sent",
+	[QUIC_STAT_EARLY_RECV]		= "zero_rtt_packets_received",
+	[QUIC_STAT_EARLY_REJECTED]	= "zero_rtt_rejected",
+	[QUIC_STAT_EARLY_REPLAY]	= "zero_rtt_replays_refused",
 };
 
 static int quic_stats_show(struct seq_file *seq, void *v)

@@ -36,6 +36,7 @@ const char *const quic_drop_names[QUIC_DROP_MAX] = {
 	[QUIC_DROP_RETRY]	= "retry_ignored",
 	[QUIC_DROP_TOKEN]	= "retry_token_invalid",
 	[QUIC_DROP_VN_RATE]	= "vn_rate_limited",
+	[QUIC_DROP_EARLY]	= "zero_rtt",
 };
 
 /*
@@ -575,8 +576,9 @@ int quic_sock_sendmsg(struct sock *sk, struct msghdr *msg, size_t len)
 	err = -EOPNOTSUPP;		/* RFC 9221 datagrams: not yet */
 	if (msg->msg_flags & MSG_QUIC_DATAGRAM)
 		goto out;
-	err = -ENOTCONN;		/* no 0-RTT: streams wait for 1-RTT */
-	if (sk->sk_state != QUIC_SS_ESTABLISHED)
+	/* Streams wait for 1-RTT, unless 0-RTT (early_data.c). */
+	err = quic_early_data_send_check(sk);
+	if (err)
 		goto out;
 	err = -EPIPE;
 	if (sk->sk_shutdown & SEND_SHUTDOWN)
@@ -610,7 +612,7 @@ static int quic_put_rcv_cmsg(struct msghdr *msg, const struct quic_rcv_cb *cb)
 static bool quic_rcv_ready(const struct sock *sk)
 {
 	return !skb_queue_empty_lockless(&sk->sk_receive_queue) ||
-	       !list_empty(&quic_sk(sk)->streams.read_list);
+	       quic_early_data_stream_readable(sk);
 }
 
 int quic_sock_recvmsg(struct sock *sk, struct msghdr *msg, size_t len,
@@ -629,7 +631,7 @@ int quic_sock_recvmsg(struct sock *sk, struct msghdr *msg, size_t len,
 	timeo = sock_rcvtimeo(sk, flags & MSG_DONTWAIT);
 	for (;;) {
 		skb = skb_peek(&sk->sk_receive_queue);
-		if (skb || !list_empty(&quic_sk(sk)->streams.read_list))
+		if (skb || quic_early_data_stream_readable(sk))
 			break;
 		err = sock_error(sk);
 		if (err)
@@ -869,6 +871,7 @@ static bool quic_accept_alive(struct sock *sk, struct sock *newsk)
 
 	__skb_queue_head_init(&q);
 	lock_sock(sk);
+	quic_early_data_accepting(sk, NULL);
 	skb_queue_walk_safe(&quic_sk(sk)->accept_queue, skb, tmp) {
 		if (quic_hdr_parse(skb->data, skb->len, QUIC_SCID_LEN, &hdr) ||
 		    hdr.dcid.len != odcid->len ||
@@ -913,6 +916,7 @@ int quic_inet_accept(struct socket *sock, struct socket *newsock,
 				kfree_skb(skb);
 				return PTR_ERR(newsk);
 			}
+			quic_early_data_accepting(sk, skb);
 			if (!quic_accept_one(sk, newsk, skb, newsock)) {
 				if (quic_accept_alive(sk, newsk))
 					return 0;

@@ -18,6 +18,7 @@
 #include "cong.h"
 #include "connection.h"
 #include "crypto.h"
+#include "early_data.h"
 #include "key_phase.h"
 #include "pacing.h"
 #include "recovery.h"
@@ -119,6 +120,7 @@ struct quic_sock {
 	/* Client: the peer's parameters remembered for 0-RTT (remote = 1). */
 	struct quic_transport_param peer_tp_saved;
 	bool			peer_tp_saved_set;
+	struct quic_early	early;		/* 0-RTT (early_data.c) */
 	/* Our transport parameters were read (to be sent): they are fixed. */
 	bool			local_tp_sent;
 	/* Our part of sk_omem_alloc (quic_obj_alloc()): 0 once freed. */
@@ -193,6 +195,7 @@ enum quic_drop_reason {
 	QUIC_DROP_RETRY,	/* a Retry a client must not follow */
 	QUIC_DROP_TOKEN,	/* an Initial with a bad Retry token */
 	QUIC_DROP_VN_RATE,
+	QUIC_DROP_EARLY,	/* 0-RTT packets not read (early_data.c) */
 	QUIC_DROP_MAX,
 };
 
@@ -228,6 +231,10 @@ enum quic_stat {
 	QUIC_STAT_VN_SENT,	/* Version Negotiation (version.c) */
 	QUIC_STAT_VN_RECV,
 	QUIC_STAT_GREASED,	/* packets sent with the fixed bit 0 */
+	QUIC_STAT_EARLY_SENT,		/* 0-RTT packets (early_data.c) */
+	QUIC_STAT_EARLY_RECV,
+	QUIC_STAT_EARLY_REJECTED,	/* client connections whose 0-RTT was */
+	QUIC_STAT_EARLY_REPLAY,		/* 0-RTT keys the replay filter refused */
 	QUIC_STAT_MAX,
 };
 
