@@ -61,6 +61,7 @@ struct conn {
 	uint64_t sent;		/* all stream data */
 	struct hq_ku ku;
 	int streams;
+	gnutls_session_t session;
 	char buf[HQ_CHUNK];
 };
 
@@ -237,14 +238,60 @@ static int send_some(struct conn *c, int *sending)
 	return progress;
 }
 
+static gnutls_certificate_credentials_t cred;	/* of every connection */
+
+/*
+ * The TLS handshake of a connection, as quic_server_handshake() would run
+ * it, with a session of our own so that the summary can say whether it
+ * was resumed and took 0-RTT data.  Session tickets with the listener's
+ * ticket key (QUIC_SOCKOPT_SESSION_TICKET, made by the kernel), early data
+ * accepted unless --no-0rtt.
+ */
+static int handshake(struct conn *c)
+{
+	unsigned int flags = GNUTLS_SERVER | GNUTLS_NO_END_OF_EARLY_DATA;
+	uint8_t key[256];
+	socklen_t klen = sizeof(key);
+	int ret;
+
+	if (!c->o->no_early)
+		flags |= GNUTLS_ENABLE_EARLY_DATA;
+	ret = gnutls_init(&c->session, flags);
+	/* RFC 9001 4.6.1: tickets allow 0-RTT with max_early_data_size 2^32-1 */
+	if (ret >= 0 && !c->o->no_early)
+		ret = gnutls_record_set_max_early_data_size(c->session, 0xffffffffu);
+	if (ret >= 0)
+		ret = gnutls_credentials_set(c->session, GNUTLS_CRD_CERTIFICATE, cred);
+	if (ret >= 0)
+		ret = gnutls_priority_set_direct(c->session, QUIC_PRIORITY, NULL);
+	if (ret < 0) {
+		fprintf(stderr, "quic-hq: %s: TLS setup: %s\n", c->peer,
+			gnutls_strerror(ret));
+		return -EINVAL;
+	}
+	ret = quic_session_set_alpn(c->session, c->o->alpn, strlen(c->o->alpn));
+	if (!ret && getsockopt(c->fd, SOL_QUIC, QUIC_SOCKOPT_SESSION_TICKET, key,
+			       &klen) < 0)
+		ret = -errno;
+	if (!ret)
+		ret = quic_session_set_data(c->session, key, klen);
+	memset(key, 0, sizeof(key));
+	if (ret) {
+		fprintf(stderr, "quic-hq: %s: ALPN or ticket key: %s\n", c->peer,
+			strerror(-ret));
+		return ret;
+	}
+	gnutls_transport_set_int(c->session, c->fd);
+	return quic_handshake(c->session);
+}
+
 static void *serve(void *arg)
 {
 	struct conn *c = arg;
-	const struct hq_server_opts *o = c->o;
 	double t0 = hq_now();
 	int err;
 
-	err = quic_server_handshake(c->fd, o->key, o->cert, o->alpn);
+	err = handshake(c);
 	if (err) {
 		fprintf(stderr, "quic-hq: %s: handshake failed: %s\n", c->peer,
 			strerror(-err));
@@ -275,12 +322,17 @@ static void *serve(void *arg)
 	       hq_now() - t0, c->streams, c->ku.events);
 	if (c->ku.every)
 		printf(" (%u asked for)", c->ku.initiated);
-	printf("\n");
+	printf(", resumed: %s, 0-RTT: %s\n",
+	       gnutls_session_is_resumed(c->session) ? "yes" : "no",
+	       gnutls_session_get_flags(c->session) & GNUTLS_SFLAGS_EARLY_DATA ?
+	       "accepted" : "no");
 	fflush(stdout);
 out:
 	while (c->reqs)
 		req_free(c, c->reqs);
 	c->p->conn_free(&c->hc);
+	if (c->session)
+		gnutls_deinit(c->session);
 	close(c->fd);
 	free(c);
 	return NULL;
@@ -298,8 +350,13 @@ int hq_server(struct hq_server_opts *o)
 		fprintf(stderr, "quic-hq: --root %s: %s\n", o->root, strerror(errno));
 		return 1;
 	}
-	if (access(o->cert, R_OK) || access(o->key, R_OK)) {
-		fprintf(stderr, "quic-hq: cannot read %s or %s\n", o->cert, o->key);
+	ret = gnutls_certificate_allocate_credentials(&cred);
+	if (ret >= 0)
+		ret = gnutls_certificate_set_x509_key_file2(cred, o->cert, o->key,
+							    GNUTLS_X509_FMT_PEM, NULL, 0);
+	if (ret < 0) {
+		fprintf(stderr, "quic-hq: %s / %s: %s\n", o->cert, o->key,
+			gnutls_strerror(ret));
 		return 1;
 	}
 	ret = getaddrinfo(o->host, o->port, &hints, &res);
