@@ -28,7 +28,10 @@
  * is SHA-384), zero padded.
  * Order:
  *   - HANDSHAKE: as soon as GnuTLS derives them, receive then send;
- *   - EARLY (0-RTT): when GnuTLS derives it (client: send, server: receive);
+ *   - EARLY (0-RTT): when GnuTLS derives it (client: send, server: receive;
+ *     a server's refused by the kernel's replay filter means no 0-RTT, not
+ *     an error); a client whose server rejected early data withdraws its
+ *     send key before the APP secrets: EARLY, send 1, type 0 (early_data.c);
  *   - APP (1-RTT): only once GnuTLS reports the handshake complete on this
  *     side, and after every non-APP handshake byte has been sent (the
  *     client's Finished): receive direction first, send direction last.
@@ -148,6 +151,8 @@ struct quic_hs {
 	size_t tp_peer_len;
 	struct quic_crypto_secret app_rx, app_tx;
 	unsigned int have_app_rx:1, have_app_tx:1;
+	unsigned int early_tx:1;	/* client: the 0-RTT send key is in */
+	unsigned int no_early_rx:1;	/* server: no anti-replay, no 0-RTT */
 	struct quic_config config;	/* the socket's QUIC_SOCKOPT_CONFIG */
 	int alert;			/* fatal alert GnuTLS sent, or -1 */
 	uint32_t errcode;		/* close code chosen by libquic, or 0 */
@@ -441,14 +446,23 @@ static int hook_secret(gnutls_session_t session,
 	}
 
 	err = 0;
+	if (rsecret && level == QUIC_CRYPTO_EARLY && hs->no_early_rx)
+		rsecret = NULL;		/* never read 0-RTT unprotected */
 	if (rsecret) {
 		memcpy(s.secret, rsecret, size);
 		err = install_secret(hs, &s);
+		/* The kernel's replay filter: no 0-RTT, the handshake goes on. */
+		if (err && level == QUIC_CRYPTO_EARLY) {
+			quic_log(QUIC_LOG_INFO, "server: 0-RTT packets will not be read");
+			err = 0;
+		}
 	}
 	if (!err && wsecret) {
 		s.send = 1;
 		memcpy(s.secret, wsecret, size);
 		err = install_secret(hs, &s);
+		if (!err && level == QUIC_CRYPTO_EARLY)
+			hs->early_tx = 1;
 	}
 	memset(&s, 0, sizeof(s));
 	if (err) {
@@ -648,6 +662,11 @@ static int hs_complete(struct quic_hs *hs)
 			 side(hs));
 		return hs_fail_alert(hs, QUIC_ALERT_NO_APP_PROTOCOL, -EPROTO);
 	}
+	if (!session_is_server(hs->session) &&
+	    quic_early_client_done(hs->session, hs->fd, hs->early_tx)) {
+		hs->errcode = QUIC_TRANSPORT_ERROR_INTERNAL;
+		return hs_fail_alert(hs, QUIC_ALERT_INTERNAL_ERROR, -EPROTO);
+	}
 	if (!hs->have_app_rx || !hs->have_app_tx) {
 		quic_log(QUIC_LOG_ERROR, "%s: GnuTLS gave no application secrets",
 			 side(hs));
@@ -825,6 +844,8 @@ int quic_hs_start(gnutls_session_t session, unsigned int flags,
 	}
 	hs->tp_local_len = len;
 	quic_sock_config(hs->fd, &hs->config);
+	if (session_is_server(session) && quic_early_server_setup(session))
+		hs->no_early_rx = 1;	/* 0-RTT needs anti-replay */
 	if (hs->config.certificate_request && session_is_server(session))
 		gnutls_certificate_server_set_request(session,
 				hs->config.certificate_request == 1 ?

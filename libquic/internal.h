@@ -30,4 +30,12 @@ void quic_sock_config(int fd, struct quic_config *config);
 /* Does buf hold whole TLS NewSessionTicket messages? */
 int quic_is_ticket_messages(const uint8_t *buf, size_t len);
 
+/* early_data.c: 0-RTT */
+unsigned int quic_early_client_flags(int fd);	/* gnutls_init() flags */
+unsigned int quic_early_server_flags(void);
+/* Anti-replay and max_early_data_size; non-zero: never accept 0-RTT. */
+int quic_early_server_setup(gnutls_session_t session);
+/* Client, handshake complete: tell the kernel if 0-RTT was rejected. */
+int quic_early_client_done(gnutls_session_t session, int fd, int early_tx);
+
 #endif /* _LIBQUIC_INTERNAL_H */

@@ -479,7 +479,8 @@ QUIC_EXPORT int quic_client_handshake(int sockfd, const char *pkey_file,
 	quic_sock_config(sockfd, &config);
 	if (hostname && !*hostname)
 		hostname = NULL;
-	ret = gnutls_init(&session, GNUTLS_CLIENT | GNUTLS_NO_END_OF_EARLY_DATA);
+	ret = gnutls_init(&session, GNUTLS_CLIENT | GNUTLS_NO_END_OF_EARLY_DATA |
+			  quic_early_client_flags(sockfd));
 	if (ret < 0)
 		return gnutls_fail("gnutls_init", ret);
 
@@ -559,7 +560,8 @@ QUIC_EXPORT int quic_server_handshake(int sockfd, const char *pkey_file,
 		quic_log(QUIC_LOG_ERROR, "server: certificate_request needs a certificate, not PSK");
 		return -EINVAL;
 	}
-	ret = gnutls_init(&session, GNUTLS_SERVER | GNUTLS_NO_END_OF_EARLY_DATA);
+	ret = gnutls_init(&session, GNUTLS_SERVER | GNUTLS_NO_END_OF_EARLY_DATA |
+			  quic_early_server_flags());
 	if (ret < 0)
 		return gnutls_fail("gnutls_init", ret);
 

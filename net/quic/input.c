@@ -172,6 +172,8 @@ static int quic_rcv_frame(struct sock *sk, struct sk_buff *skb, u8 level,
 	case QUIC_FRAME_ACK_ECN:
 		return quic_rcv_ack(sk, space_id, keys, &f->ack, terr);
 	case QUIC_FRAME_CRYPTO:
+		quic_early_data_hello(sk, level, f->crypto.offset,
+				      f->crypto.data, f->crypto.len);
 		return quic_crypto_frames_rcv(sk, level, f->crypto.offset,
 					      f->crypto.data, f->crypto.len,
 					      terr);
@@ -300,7 +302,19 @@ static int quic_rcv_packet(struct sock *sk, struct sk_buff *skb,
 
 	level = quic_level_of_type(hdr.type);
 	space = &qs->space[quic_space_of_level(level)];
-	if (level == QUIC_CRYPTO_EARLY || space->discarded) {
+	if (level == QUIC_CRYPTO_EARLY) {
+		switch (quic_early_data_rx(sk)) {
+		case QUIC_EARLY_RX_DROP:
+			QUIC_DROP(sk, EARLY);
+			return hdr.pkt_len;
+		case QUIC_EARLY_RX_HOLD:
+			quic_input_hold(sk, skb, off);
+			return hdr.pkt_len;
+		default:
+			break;
+		}
+	}
+	if (space->discarded) {
 		QUIC_DROP(sk, NO_KEYS);
 		return hdr.pkt_len;
 	}
@@ -405,6 +419,7 @@ static int quic_rcv_packet(struct sock *sk, struct sk_buff *skb,
 	}
 	quic_rcv_ack_timing(sk, space, hdr.pn, eliciting);
 	QUIC_INC_STATS(PKT_RECV, 1);
+	quic_early_data_on_rx(sk, level);
 	*ack_eliciting |= eliciting;
 	quic_idle_on_packet_received(&qs->idle, quic_now());
 
@@ -472,6 +487,9 @@ int quic_listen_rcv(struct sock *sk, struct sk_buff *skb)
 {
 	struct quic_hdr hdr;
 
+	/* 0-RTT of a queued connection waits with it (early_data.c). */
+	if (quic_early_data_listen_keep(sk, skb))
+		return quic_accept_enqueue(sk, skb);
 	if (skb->len < QUIC_MIN_INITIAL_DATAGRAM ||
 	    quic_hdr_parse(skb->data, skb->len, QUIC_SCID_LEN, &hdr) ||
 	    hdr.type != QUIC_PKT_INITIAL || hdr.dcid.len < 8 ||

@@ -91,7 +91,10 @@ static bool quic_space_wants_send(struct sock *sk, u8 id)
 	const struct quic_space *space = &qs->space[id];
 	u8 level = quic_level_of_space(id);
 
-	if (space->discarded || !quic_crypto_ready(&qs->crypto, level, true))
+	if (space->discarded)
+		return false;
+	if (!quic_crypto_ready(&qs->crypto, level, true) &&
+	    !(id == QUIC_PN_SPACE_APP && quic_early_data_can_send(sk)))
 		return false;
 	if (space->ack_pending || quic_space_has_data(space))
 		return true;
@@ -229,6 +232,24 @@ static bool quic_fill_frames(struct sock *sk, u8 id, struct quic_wr *wr,
 	return eliciting;
 }
 
+/*
+ * The APP space's packets: 1-RTT, or 0-RTT on a client before its 1-RTT
+ * keys (early_data.c).  A 0-RTT packet carries no ACK (nothing of the APP
+ * space was received yet) nor any frame the client sends only in 1-RTT.
+ */
+static u8 quic_output_app_type(struct sock *sk)
+{
+	return quic_crypto_ready(&quic_sk(sk)->crypto, QUIC_CRYPTO_APP, true) ?
+	       QUIC_PKT_1RTT : QUIC_PKT_0RTT;
+}
+
+/* The keys a packet being built is protected with. */
+static u8 quic_output_level(const struct quic_hdr *hdr, u8 space)
+{
+	return hdr->type == QUIC_PKT_0RTT ? QUIC_CRYPTO_EARLY :
+	       quic_level_of_space(space);
+}
+
 struct quic_tx_pkt {
 	struct quic_hdr		hdr;
 	unsigned int		start;		/* offset in the skb */
@@ -261,7 +282,7 @@ static bool quic_build_packet(struct sock *sk, struct sk_buff *skb, u8 id,
 	memset(hdr, 0, sizeof(*hdr));
 	hdr->type = id == QUIC_PN_SPACE_INITIAL ? QUIC_PKT_INITIAL :
 		    id == QUIC_PN_SPACE_HANDSHAKE ? QUIC_PKT_HANDSHAKE :
-		    QUIC_PKT_1RTT;
+		    quic_output_app_type(sk);
 	hdr->fixed_bit = true;
 	hdr->version = qs->version;
 	hdr->dcid = *dcid;
@@ -274,7 +295,7 @@ static bool quic_build_packet(struct sock *sk, struct sk_buff *skb, u8 id,
 	}
 	hdr->pn = space->next_pn;
 	hdr->pn_len = quic_pn_encode_len(hdr->pn, space->largest_acked);
-	if (id == QUIC_PN_SPACE_APP)
+	if (hdr->type == QUIC_PKT_1RTT)
 		hdr->key_phase = quic_crypto_key_phase(&qs->crypto);
 	hlen = quic_hdr_encode(p, room, hdr);
 	/* A token can take up to QUIC_TOKEN_MAX of the room. */
@@ -425,7 +446,7 @@ static bool quic_output_datagram(struct sock *sk, u64 now, bool ack_only)
 		cpkts[i].len = end - tps[i].start;
 		cpkts[i].pn_off = tps[i].hdr.pn_offset;
 		cpkts[i].pn_len = tps[i].hdr.pn_len;
-		cpkts[i].level = quic_level_of_space(tps[i].space);
+		cpkts[i].level = quic_output_level(&tps[i].hdr, tps[i].space);
 		cpkts[i].pn = tps[i].hdr.pn;
 	}
 	batch.pkts = cpkts;
@@ -443,7 +464,9 @@ static bool quic_output_datagram(struct sock *sk, u64 now, bool ack_only)
 			continue;
 		}
 		quic_record_sent(sk, &tps[i], cpkts[i].len, now);
-		if (tps[i].space == QUIC_PN_SPACE_APP)
+		if (tps[i].hdr.type == QUIC_PKT_0RTT)
+			quic_early_data_on_sent(sk, tps[i].hdr.pn);
+		else if (tps[i].space == QUIC_PN_SPACE_APP)
 			quic_key_update_on_sent(sk, tps[i].hdr.pn,
 						tps[i].acked);
 	}

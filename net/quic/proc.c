@@ -37,6 +37,10 @@ static const char *const quic_stat_names[QUIC_STAT_MAX] = {
 	[QUIC_STAT_REFUSED]		= "connections_refused",
 	[QUIC_STAT_DATA_BLOCKED_RX]	= "data_blocked_received",
 	[QUIC_STAT_STREAM_BLOCKED_RX]	= "stream_data_blocked_received",
+	[QUIC_STAT_EARLY_SENT]		= "zero_rtt_packets_sent",
+	[QUIC_STAT_EARLY_RECV]		= "zero_rtt_packets_received",
+	[QUIC_STAT_EARLY_REJECTED]	= "zero_rtt_rejected",
+	[QUIC_STAT_EARLY_REPLAY]	= "zero_rtt_replays_refused",
 };
 
 static int quic_stats_show(struct seq_file *seq, void *v)

@@ -33,6 +33,7 @@ const char *const quic_drop_names[QUIC_DROP_MAX] = {
 	[QUIC_DROP_OOO_OVERHEAD] = "out_of_order_overhead",
 	[QUIC_DROP_CRYPTO_GAPS]	= "crypto_gaps_full",
 	[QUIC_DROP_DISPATCH]	= "dispatch_expired",
+	[QUIC_DROP_EARLY]	= "zero_rtt",
 };
 
 /*
@@ -572,8 +573,9 @@ int quic_sock_sendmsg(struct sock *sk, struct msghdr *msg, size_t len)
 	err = -EOPNOTSUPP;		/* RFC 9221 datagrams: not yet */
 	if (msg->msg_flags & MSG_QUIC_DATAGRAM)
 		goto out;
-	err = -ENOTCONN;		/* no 0-RTT: streams wait for 1-RTT */
-	if (sk->sk_state != QUIC_SS_ESTABLISHED)
+	/* Streams wait for 1-RTT, unless 0-RTT (early_data.c). */
+	err = quic_early_data_send_check(sk);
+	if (err)
 		goto out;
 	err = -EPIPE;
 	if (sk->sk_shutdown & SEND_SHUTDOWN)
@@ -607,7 +609,7 @@ static int quic_put_rcv_cmsg(struct msghdr *msg, const struct quic_rcv_cb *cb)
 static bool quic_rcv_ready(const struct sock *sk)
 {
 	return !skb_queue_empty_lockless(&sk->sk_receive_queue) ||
-	       !list_empty(&quic_sk(sk)->streams.read_list);
+	       quic_early_data_stream_readable(sk);
 }
 
 int quic_sock_recvmsg(struct sock *sk, struct msghdr *msg, size_t len,
@@ -626,7 +628,7 @@ int quic_sock_recvmsg(struct sock *sk, struct msghdr *msg, size_t len,
 	timeo = sock_rcvtimeo(sk, flags & MSG_DONTWAIT);
 	for (;;) {
 		skb = skb_peek(&sk->sk_receive_queue);
-		if (skb || !list_empty(&quic_sk(sk)->streams.read_list))
+		if (skb || quic_early_data_stream_readable(sk))
 			break;
 		err = sock_error(sk);
 		if (err)

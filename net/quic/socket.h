@@ -18,6 +18,7 @@
 #include "cong.h"
 #include "connection.h"
 #include "crypto.h"
+#include "early_data.h"
 #include "key_phase.h"
 #include "pacing.h"
 #include "recovery.h"
@@ -119,6 +120,7 @@ struct quic_sock {
 	/* Client: the peer's parameters remembered for 0-RTT (remote = 1). */
 	struct quic_transport_param peer_tp_saved;
 	bool			peer_tp_saved_set;
+	struct quic_early	early;		/* 0-RTT (early_data.c) */
 	/* Our transport parameters were read (to be sent): they are fixed. */
 	bool			local_tp_sent;
 	/* Our part of sk_omem_alloc (quic_obj_alloc()): 0 once freed. */
@@ -176,6 +178,7 @@ enum quic_drop_reason {
 	QUIC_DROP_OOO_OVERHEAD,
 	QUIC_DROP_CRYPTO_GAPS,
 	QUIC_DROP_DISPATCH,
+	QUIC_DROP_EARLY,	/* 0-RTT packets not read (early_data.c) */
 	QUIC_DROP_MAX,
 };
 
@@ -203,6 +206,10 @@ enum quic_stat {
 	QUIC_STAT_REFUSED,	/* no listener for the ALPN (dispatch.c) */
 	QUIC_STAT_DATA_BLOCKED_RX,	/* the peer's DATA_BLOCKED frames */
 	QUIC_STAT_STREAM_BLOCKED_RX,	/* and its STREAM_DATA_BLOCKED */
+	QUIC_STAT_EARLY_SENT,		/* 0-RTT packets (early_data.c) */
+	QUIC_STAT_EARLY_RECV,
+	QUIC_STAT_EARLY_REJECTED,	/* client connections whose 0-RTT was */
+	QUIC_STAT_EARLY_REPLAY,		/* 0-RTT keys the replay filter refused */
 	QUIC_STAT_MAX,
 };
 

@@ -45,12 +45,16 @@ static int quic_set_crypto_secret(struct sock *sk, sockptr_t optval,
 	if (copy_from_sockptr(&secret, optval, sizeof(secret)))
 		return -EFAULT;
 	/* QUIC_SOCKOPT_CONFIG's payload_cipher_type allows no other. */
-	if (qs->config.payload_cipher_type &&
+	if (qs->config.payload_cipher_type && secret.type &&
 	    secret.type != qs->config.payload_cipher_type)
 		err = -EINVAL;
+	else if (secret.level == QUIC_CRYPTO_EARLY)
+		err = quic_early_data_secret(sk, &secret);	/* 0-RTT */
 	else
 		err = quic_crypto_set_secret(&qs->crypto, &secret);
 	memzero_explicit(secret.secret, sizeof(secret.secret));
+	if (!err && secret.level == QUIC_CRYPTO_APP && secret.send)
+		err = quic_early_data_app_key(sk);
 	if (err)
 		return err;
 
@@ -201,8 +205,8 @@ static bool quic_is_server_sock(const struct sock *sk)
 /*
  * The peer's parameters that a client remembers from an earlier connection
  * (remote = 1), for 0-RTT: kept, read back with remote = 1 until the
- * server's own arrive and replace them.  0-RTT itself is not built (issue
- * 14): nothing is sent under them, streams wait for the handshake.
+ * server's own arrive and replace them.  Stream data written before the
+ * handshake completes goes out in 0-RTT under them (early_data.c).
  */
 static int quic_set_tp_remote(struct sock *sk,
 			      const struct quic_transport_param *p)
@@ -213,7 +217,7 @@ static int quic_set_tp_remote(struct sock *sk,
 
 	if (quic_is_server_sock(sk))
 		return -EINVAL;
-	if (qs->peer_tp_set || qs->handshake_done)
+	if (qs->peer_tp_set || qs->handshake_done || qs->early.tp_applied)
 		return -EISCONN;
 	/* Checked as ours would be, and kept as they read back. */
 	quic_tp_init(&tp);
@@ -222,6 +226,7 @@ static int quic_set_tp_remote(struct sock *sk,
 		return err;
 	qs->peer_tp_saved = *p;
 	qs->peer_tp_saved_set = true;
+	quic_early_data_remote_tp(sk, &tp);
 	return 0;
 }
 

@@ -213,7 +213,7 @@ static int quic_stream_wait(struct sock *sk, long *timeo, quic_send_cond cond,
 		if (err)
 			break;
 		err = -EPIPE;
-		if (sk->sk_state != QUIC_SS_ESTABLISHED ||
+		if (!quic_early_data_stream_live(sk) ||
 		    (sk->sk_shutdown & SEND_SHUTDOWN))
 			break;
 		err = 0;
@@ -233,8 +233,7 @@ static int quic_stream_wait(struct sock *sk, long *timeo, quic_send_cond cond,
 		 * check above is not lost (wait_woken()).
 		 */
 		sk_wait_event(sk, timeo, READ_ONCE(sk->sk_err) ||
-			      READ_ONCE(sk->sk_state) != QUIC_SS_ESTABLISHED,
-			      &wait);
+			      !quic_early_data_stream_live(sk), &wait);
 	}
 	remove_wait_queue(sk_sleep(sk), &wait);
 	return err;
