@@ -353,6 +353,8 @@ int hq_server_args(int argc, char **argv, struct hq_server_opts *o, char *err,
 		}
 		if (!strcmp(a, "--cert"))
 			val = &o->cert;
+		else if (!strcmp(a, "--ticket-key"))
+			val = &o->ticket_key;
 		else if (!strcmp(a, "--key"))
 			val = &o->key;
 		else if (!strcmp(a, "--root"))

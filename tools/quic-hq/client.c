@@ -140,8 +140,10 @@ static int tls_setup(int fd, const struct hq_client_opts *o,
 
 /*
  * Open the next stream and send its request.  @early: before the
- * handshake (--0rtt), without waiting, and quiet: a failure only means
- * the request goes after the handshake.
+ * handshake (--0rtt), where QUIC_SOCKOPT_STREAM_OPEN cannot be used: the
+ * request opens stream 4 * i itself (requests 0, 1, ... in order);
+ * without waiting, and quiet: a failure only means the request goes after
+ * the handshake.
  */
 static int start(int fd, const struct hq_client_opts *o,
 		 const struct hq_proto *p, int i, struct xfer *x, int early)
@@ -159,7 +161,9 @@ static int start(int fd, const struct hq_client_opts *o,
 		fprintf(stderr, "quic-hq: %s: request too long\n", o->urls[i].path);
 		return -EINVAL;
 	}
-	if (getsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_STREAM_OPEN, &si, &len) < 0)
+	if (early)	/* before the handshake: our i-th bidi stream, opened by its data */
+		si.stream_id = 4 * (int64_t)i;
+	else if (getsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_STREAM_OPEN, &si, &len) < 0)
 		return -errno;	/* EAGAIN: no stream credit now */
 	snprintf(file, sizeof(file), "%s/%s", o->out, o->names[i]);
 	x->out = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -167,8 +171,9 @@ static int start(int fd, const struct hq_client_opts *o,
 		fprintf(stderr, "quic-hq: %s: %s\n", file, strerror(errno));
 		return -errno;
 	}
-	n = quic_sendmsg(fd, req, (size_t)rlen, si.stream_id,
-			 MSG_QUIC_STREAM_FIN | (early ? MSG_DONTWAIT : 0));
+	n = quic_sendmsg(fd, req, (size_t)rlen, si.stream_id, MSG_QUIC_STREAM_FIN |
+			 (early ? MSG_QUIC_STREAM_NEW | MSG_DONTWAIT |
+				  MSG_QUIC_STREAM_DONTWAIT : 0));
 	if (n != rlen) {
 		int err = n < 0 ? errno : EIO;
 
@@ -324,6 +329,14 @@ static void session_load(int fd, const struct hq_client_opts *o,
 	}
 	st->loaded = 1;
 	st->s.tp.remote = 1;
+	/*
+	 * What the kernel refuses to take (EOPNOTSUPP) and 0-RTT does not
+	 * use: a server's stateless reset token is not remembered (RFC 9000
+	 * 7.4.1), and we send no datagrams.  0: keep the socket's own.
+	 */
+	st->s.tp.stateless_reset = 0;
+	st->s.tp.max_datagram_frame_size = 0;
+	st->s.tp.disable_1rtt_encryption = 0;
 	if (setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_TRANSPORT_PARAM, &st->s.tp,
 		       sizeof(st->s.tp))) {
 		st->early_err = errno;

@@ -43,6 +43,7 @@ struct hq_server_opts {
 	const char *cert, *key, *root;
 	uint64_t key_update;		/* --key-update: bytes, 0: none */
 	int no_early;			/* --no-0rtt: refuse early data */
+	const char *ticket_key;		/* --ticket-key FILE, or NULL */
 };
 
 /* --key-update BYTES: when to ask the kernel for a 1-RTT key update

@@ -17,6 +17,7 @@
  */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <netdb.h>
 #include <poll.h>
@@ -244,8 +245,8 @@ static gnutls_certificate_credentials_t cred;	/* of every connection */
  * The TLS handshake of a connection, as quic_server_handshake() would run
  * it, with a session of our own so that the summary can say whether it
  * was resumed and took 0-RTT data.  Session tickets with the listener's
- * ticket key (QUIC_SOCKOPT_SESSION_TICKET, made by the kernel), early data
- * accepted unless --no-0rtt.
+ * ticket key (QUIC_SOCKOPT_SESSION_TICKET, made by the kernel) that allow
+ * early data, which is accepted unless --no-0rtt.
  */
 static int handshake(struct conn *c)
 {
@@ -257,8 +258,8 @@ static int handshake(struct conn *c)
 	if (!c->o->no_early)
 		flags |= GNUTLS_ENABLE_EARLY_DATA;
 	ret = gnutls_init(&c->session, flags);
-	/* RFC 9001 4.6.1: tickets allow 0-RTT with max_early_data_size 2^32-1 */
-	if (ret >= 0 && !c->o->no_early)
+	/* RFC 9001 4.6.1: the max_early_data_size of QUIC tickets */
+	if (ret >= 0)
 		ret = gnutls_record_set_max_early_data_size(c->session, 0xffffffffu);
 	if (ret >= 0)
 		ret = gnutls_credentials_set(c->session, GNUTLS_CRD_CERTIFICATE, cred);
@@ -338,6 +339,39 @@ out:
 	return NULL;
 }
 
+/*
+ * --ticket-key FILE: the listener's session ticket key
+ * (QUIC_SOCKOPT_SESSION_TICKET), 16 to 256 bytes of FILE, instead of one
+ * the kernel makes: tickets then outlive this process (a server started
+ * again with the same FILE resumes them).
+ */
+static int set_ticket_key(int lfd, const char *path)
+{
+	uint8_t key[257];
+	ssize_t n = -1;
+	int fd, err;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, key, sizeof(key));
+		err = errno;
+		close(fd);
+		errno = err;
+	}
+	if (n < 16 || n > 256) {
+		fprintf(stderr, "quic-hq: --ticket-key %s: %s\n", path,
+			n < 0 ? strerror(errno) : "not 16 to 256 bytes");
+		return -1;
+	}
+	err = setsockopt(lfd, SOL_QUIC, QUIC_SOCKOPT_SESSION_TICKET, key,
+			 (socklen_t)n);
+	memset(key, 0, sizeof(key));
+	if (err)
+		fprintf(stderr, "quic-hq: --ticket-key: QUIC_SOCKOPT_SESSION_TICKET: %s\n",
+			strerror(errno));
+	return err;
+}
+
 int hq_server(struct hq_server_opts *o)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_DGRAM, .ai_flags = AI_PASSIVE };
@@ -365,6 +399,11 @@ int hq_server(struct hq_server_opts *o)
 		return 1;
 	}
 	lfd = socket(res->ai_family, SOCK_DGRAM, IPPROTO_QUIC);
+	if (lfd >= 0 && o->ticket_key && set_ticket_key(lfd, o->ticket_key)) {
+		freeaddrinfo(res);
+		close(lfd);
+		return 1;
+	}
 	/* accepted sockets inherit it: no update goes uncounted */
 	if (lfd >= 0)
 		setsockopt(lfd, SOL_QUIC, QUIC_SOCKOPT_EVENT, &kev, sizeof(kev));

@@ -239,9 +239,16 @@ int main(void)
 		char *s1[] = { "--no-0rtt", "--listen", "[::1]:4433", "--cert", "c",
 			       "--key", "k", "--root", "/srv" };
 
+		char *s2[] = { "--ticket-key", "/tmp/k", "--listen", "[::1]:4433", "--cert",
+			       "c", "--key", "k", "--root", "/srv", "--ticket-key" };
+
 		ok(!hq_server_args(9, s1, &so, err, sizeof(err)) && so.no_early &&
 		   !hq_server_args(8, s1 + 1, &so, err, sizeof(err)) && !so.no_early,
 		   "server --no-0rtt");
+		ok(!hq_server_args(10, s2, &so, err, sizeof(err)) &&
+		   !strcmp(so.ticket_key, "/tmp/k") && !so.no_early &&
+		   hq_server_args(11, s2, &so, err, sizeof(err)),
+		   "server --ticket-key FILE; without a file: refused");
 	}
 	printf("1..%d\n", n);
 	return failed ? 1 : 0;
