@@ -287,6 +287,12 @@ int hq_client_args(int argc, char **argv, struct hq_client_opts *o, char *err,
 			if (hq_parse_size(argv[i], &o->key_update))
 				ERR("--key-update %s: expected bytes (with K, M or G), "
 				    "more than 0", argv[i]);
+		} else if (!strcmp(a, "--session-file")) {
+			if (++i == argc)
+				ERR("--session-file needs a file");
+			o->session_file = argv[i];
+		} else if (!strcmp(a, "--0rtt")) {
+			o->early = 1;
 		} else if (!strcmp(a, "--out")) {
 			if (++i == argc)
 				ERR("--out needs a directory");
@@ -323,6 +329,8 @@ int hq_client_args(int argc, char **argv, struct hq_client_opts *o, char *err,
 	}
 	if (o->ca && o->insecure)
 		ERR("--ca and --insecure exclude each other");
+	if (o->early && !o->session_file)
+		ERR("--0rtt needs --session-file");
 	if (!o->nurls)
 		ERR("no URL given");
 	return 0;
@@ -367,8 +375,14 @@ int hq_server_args(int argc, char **argv, struct hq_server_opts *o, char *err,
 			o->retry = 1;
 			continue;
 		}
+		if (!strcmp(a, "--no-0rtt")) {
+			o->no_early = 1;
+			continue;
+		}
 		if (!strcmp(a, "--cert"))
 			val = &o->cert;
+		else if (!strcmp(a, "--ticket-key"))
+			val = &o->ticket_key;
 		else if (!strcmp(a, "--key"))
 			val = &o->key;
 		else if (!strcmp(a, "--root"))

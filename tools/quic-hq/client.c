@@ -40,7 +40,6 @@ struct xfer {
 	struct hq_stream st;	/* the answer's parse state */
 };
 
-/* @version (0: the kernel's default, v1) in QUIC_SOCKOPT_CONFIG. */
 static int connect_to(const struct hq_url *u, uint32_t version)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_DGRAM }, *res, *ai;
@@ -129,98 +128,70 @@ static void token_save(int fd, const char *path)
 		close(tfd);
 }
 
-static int handshake(int fd, const struct hq_client_opts *o)
+/*
+ * The client's TLS session: certificate checks as asked, the ALPN, and
+ * with a loaded --session-file its session data (resumption) and, for
+ * --0rtt, early data.  Kept after the handshake for the new ticket.
+ */
+static int tls_setup(int fd, const struct hq_client_opts *o,
+		     const struct hq_sess *sess, gnutls_session_t *psession,
+		     gnutls_certificate_credentials_t *pcred)
 {
-	gnutls_certificate_credentials_t cred = NULL;
+	unsigned int flags = GNUTLS_CLIENT | GNUTLS_NO_END_OF_EARLY_DATA;
 	const char *host = o->urls[0].host;
 	unsigned char addr[16];
-	gnutls_session_t session;
 	int ret;
 
-	if (o->token_file && token_load(fd, o->token_file))
-		return -1;
-	ret = gnutls_init(&session, GNUTLS_CLIENT | GNUTLS_NO_END_OF_EARLY_DATA);
-	if (ret < 0)
-		goto gnutls_err;
-	ret = gnutls_certificate_allocate_credentials(&cred);
+	*psession = NULL;
+	*pcred = NULL;
+	if (sess && o->early)
+		flags |= GNUTLS_ENABLE_EARLY_DATA;
+	ret = gnutls_init(psession, flags);
+	if (ret >= 0)
+		ret = gnutls_certificate_allocate_credentials(pcred);
 	if (ret >= 0 && o->ca)
-		ret = gnutls_certificate_set_x509_trust_file(cred, o->ca,
+		ret = gnutls_certificate_set_x509_trust_file(*pcred, o->ca,
 							     GNUTLS_X509_FMT_PEM);
 	else if (ret >= 0 && !o->insecure)
-		ret = gnutls_certificate_set_x509_system_trust(cred);
+		ret = gnutls_certificate_set_x509_system_trust(*pcred);
 	if (ret >= 0)
-		ret = gnutls_credentials_set(session, GNUTLS_CRD_CERTIFICATE, cred);
+		ret = gnutls_credentials_set(*psession, GNUTLS_CRD_CERTIFICATE, *pcred);
 	if (ret >= 0)
-		ret = gnutls_priority_set_direct(session, QUIC_PRIORITY, NULL);
+		ret = gnutls_priority_set_direct(*psession, QUIC_PRIORITY, NULL);
 	if (ret >= 0 && inet_pton(AF_INET, host, addr) != 1 &&
 	    inet_pton(AF_INET6, host, addr) != 1)
-		ret = gnutls_server_name_set(session, GNUTLS_NAME_DNS, host,
+		ret = gnutls_server_name_set(*psession, GNUTLS_NAME_DNS, host,
 					     strlen(host));
-	if (ret < 0)
-		goto gnutls_err;
+	if (ret < 0) {
+		fprintf(stderr, "quic-hq: TLS setup: %s\n", gnutls_strerror(ret));
+		return -1;
+	}
 	if (!o->insecure)
-		gnutls_session_set_verify_cert(session, host, 0);
-	ret = quic_session_set_alpn(session, o->alpn, strlen(o->alpn));
+		gnutls_session_set_verify_cert(*psession, host, 0);
+	ret = quic_session_set_alpn(*psession, o->alpn, strlen(o->alpn));
 	if (ret) {
 		fprintf(stderr, "quic-hq: ALPN: %s\n", strerror(-ret));
-		goto out;
+		return -1;
 	}
-	gnutls_transport_set_int(session, fd);
-	ret = quic_handshake(session);
-	if (ret)
-		handshake_error(session, ret);
-out:
-	gnutls_deinit(session);
-	gnutls_certificate_free_credentials(cred);
-	return ret;
-gnutls_err:
-	fprintf(stderr, "quic-hq: TLS setup: %s\n", gnutls_strerror(ret));
-	if (cred)
-		gnutls_certificate_free_credentials(cred);
-	return -1;
+	if (sess) {
+		ret = quic_session_set_data(*psession, sess->tls, sess->tls_len);
+		if (ret)	/* expired or damaged: a full handshake */
+			fprintf(stderr, "quic-hq: %s: session not usable: %s\n",
+				o->session_file, strerror(-ret));
+	}
+	gnutls_transport_set_int(*psession, fd);
+	return 0;
 }
 
 /*
- * Connect and run the handshake.  When the server answered with Version
- * Negotiation (EPROTONOSUPPORT) listing a version the kernel speaks, the
- * socket's config names that version: connect once more with it.
+ * Open the next stream and send its request.  @early: before the
+ * handshake (--0rtt), where QUIC_SOCKOPT_STREAM_OPEN cannot be used: the
+ * request opens stream 4 * i itself (requests 0, 1, ... in order);
+ * without waiting, and quiet: a failure only means the request goes after
+ * the handshake.
  */
-static int connect_handshake(const struct hq_client_opts *o)
-{
-	uint32_t tried = o->version ? o->version : 0x1, offered;
-	int fd, ret;
-
-	fd = connect_to(&o->urls[0], o->version);
-	if (fd < 0)
-		return -1;
-	ret = handshake(fd, o);
-	if (ret == -EPROTONOSUPPORT) {
-		offered = hq_sock_version(fd);
-		if (!offered || offered == tried) {
-			close(fd);
-			return -1;
-		}
-		fprintf(stderr, "quic-hq: version negotiation: connecting again with QUIC %s\n",
-			hq_version_name(offered));
-		close(fd);
-		fd = connect_to(&o->urls[0], offered);
-		if (fd < 0)
-			return -1;
-		ret = handshake(fd, o);
-	}
-	if (ret) {
-		close(fd);
-		return -1;
-	}
-	if (hq_sock_version(fd) != 0x1)
-		fprintf(stderr, "quic-hq: QUIC version %s\n",
-			hq_version_name(hq_sock_version(fd)));
-	return fd;
-}
-
-/* Open the next stream and send its request. */
 static int start(int fd, const struct hq_client_opts *o,
-		 const struct hq_proto *p, int i, struct xfer *x)
+		 const struct hq_proto *p, int i, struct xfer *x, int early)
 {
 	struct quic_stream_info si = { .stream_id = -1,
 				       .stream_flags = MSG_QUIC_STREAM_DONTWAIT };
@@ -235,7 +206,9 @@ static int start(int fd, const struct hq_client_opts *o,
 		fprintf(stderr, "quic-hq: %s: request too long\n", o->urls[i].path);
 		return -EINVAL;
 	}
-	if (getsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_STREAM_OPEN, &si, &len) < 0)
+	if (early)	/* before the handshake: our i-th bidi stream, opened by its data */
+		si.stream_id = 4 * (int64_t)i;
+	else if (getsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_STREAM_OPEN, &si, &len) < 0)
 		return -errno;	/* EAGAIN: no stream credit now */
 	snprintf(file, sizeof(file), "%s/%s", o->out, o->names[i]);
 	x->out = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -243,12 +216,15 @@ static int start(int fd, const struct hq_client_opts *o,
 		fprintf(stderr, "quic-hq: %s: %s\n", file, strerror(errno));
 		return -errno;
 	}
-	n = quic_sendmsg(fd, req, (size_t)rlen, si.stream_id, MSG_QUIC_STREAM_FIN);
+	n = quic_sendmsg(fd, req, (size_t)rlen, si.stream_id, MSG_QUIC_STREAM_FIN |
+			 (early ? MSG_QUIC_STREAM_NEW | MSG_DONTWAIT |
+				  MSG_QUIC_STREAM_DONTWAIT : 0));
 	if (n != rlen) {
 		int err = n < 0 ? errno : EIO;
 
-		fprintf(stderr, "quic-hq: sending the request for %s: %s\n",
-			o->urls[i].path, n < 0 ? strerror(err) : "short write");
+		if (!early)
+			fprintf(stderr, "quic-hq: sending the request for %s: %s\n",
+				o->urls[i].path, n < 0 ? strerror(err) : "short write");
 		close(x->out);
 		x->out = -1;
 		return -err;
@@ -351,10 +327,168 @@ static int answer(const struct hq_client_opts *o, const struct hq_proto *p,
 	return ret > 0;
 }
 
+/* --session-file and --0rtt: what was loaded, what this connection did. */
+struct sess_state {
+	struct hq_sess s;
+	int loaded;		/* s holds the file's session */
+	int tickets;		/* QUIC_EVENT_NEW_SESSION_TICKET events seen */
+	int early;		/* requests written before the handshake */
+	int early_err;		/* why none could be (errno), 0: not tried */
+};
+
+static int is_ticket_event(const uint8_t *buf, ssize_t n)
+{
+	return n >= 1 && buf[0] == QUIC_EVENT_NEW_SESSION_TICKET;
+}
+
+/*
+ * Before the handshake: the file's session, and the server's transport
+ * parameters it remembers (QUIC_SOCKOPT_TRANSPORT_PARAM, remote = 1),
+ * which 0-RTT needs.  No file yet, or one that does not fit: a full
+ * handshake.
+ */
+static void session_load(int fd, const struct hq_client_opts *o,
+			 struct sess_state *st)
+{
+	struct quic_event_option ev = { QUIC_EVENT_NEW_SESSION_TICKET, 1 };
+	int ret;
+
+	if (!o->session_file)
+		return;
+	if (setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_EVENT, &ev, sizeof(ev)))
+		fprintf(stderr, "quic-hq: QUIC_EVENT_NEW_SESSION_TICKET: %s\n",
+			strerror(errno));
+	ret = hq_sess_load(o->session_file, &st->s);
+	if (ret == -ENOENT)
+		return;		/* a first run */
+	if (ret) {
+		fprintf(stderr, "quic-hq: %s: %s; a full handshake\n",
+			o->session_file, ret == -EINVAL ? "not a quic-hq session file" :
+			strerror(-ret));
+		return;
+	}
+	if (strcmp(st->s.alpn, o->alpn)) {
+		fprintf(stderr, "quic-hq: %s: a session of ALPN %s, not %s; a full handshake\n",
+			o->session_file, st->s.alpn, o->alpn);
+		return;
+	}
+	st->loaded = 1;
+	st->s.tp.remote = 1;
+	/*
+	 * What the kernel refuses to take (EOPNOTSUPP) and 0-RTT does not
+	 * use: a server's stateless reset token is not remembered (RFC 9000
+	 * 7.4.1), and we send no datagrams.  0: keep the socket's own.
+	 */
+	st->s.tp.stateless_reset = 0;
+	st->s.tp.max_datagram_frame_size = 0;
+	st->s.tp.disable_1rtt_encryption = 0;
+	if (setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_TRANSPORT_PARAM, &st->s.tp,
+		       sizeof(st->s.tp))) {
+		st->early_err = errno;
+		fprintf(stderr, "quic-hq: the remembered transport parameters "
+			"(QUIC_SOCKOPT_TRANSPORT_PARAM, remote): %s\n", strerror(errno));
+	}
+}
+
+/*
+ * After the transfer: the server's ticket (QUIC_EVENT_NEW_SESSION_TICKET;
+ * waited for a little if none came yet), as session data with the
+ * server's transport parameters, to the file.
+ */
+static void session_save(int fd, const struct hq_client_opts *o,
+			 gnutls_session_t session, struct sess_state *st)
+{
+	static struct hq_sess out;
+	static uint8_t buf[4096];
+	double end = hq_now() + 3;
+	socklen_t len = sizeof(out.tp);
+	size_t dlen = sizeof(out.tls);
+	int ret;
+
+	if (!o->session_file)
+		return;
+	while (!st->tickets && hq_now() < end) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		uint32_t flags = MSG_DONTWAIT;
+		int64_t sid = -1;
+		ssize_t n;
+
+		if (poll(&pfd, 1, 100) < 0 && errno != EINTR)
+			break;
+		n = quic_recvmsg(fd, buf, sizeof(buf), &sid, &flags);
+		if (n < 0 && errno != EAGAIN && errno != EINTR)
+			break;
+		if (n > 0 && (flags & MSG_QUIC_NOTIFICATION) && is_ticket_event(buf, n))
+			st->tickets++;
+	}
+	if (!st->tickets) {
+		fprintf(stderr, "quic-hq: no session ticket from the server: %s not written\n",
+			o->session_file);
+		return;
+	}
+	memset(&out, 0, sizeof(out));
+	snprintf(out.alpn, sizeof(out.alpn), "%s", o->alpn);
+	out.tp.remote = 1;
+	ret = quic_session_get_data(session, out.tls, &dlen);
+	if (!ret && getsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_TRANSPORT_PARAM, &out.tp,
+			       &len) < 0)
+		ret = -errno;
+	out.tls_len = dlen;
+	out.tp.remote = 1;
+	if (!ret)
+		ret = hq_sess_save(o->session_file, &out);
+	if (ret)
+		fprintf(stderr, "quic-hq: %s: saving the session: %s\n",
+			o->session_file, strerror(-ret));
+}
+
+/*
+ * --0rtt with a session: the requests go out before the handshake, for
+ * the kernel to send in 0-RTT packets.  Where it cannot take them yet
+ * (no 0-RTT keys to come, no stream credit), they wait for the handshake.
+ */
+static int early_requests(int fd, const struct hq_client_opts *o,
+			  const struct hq_proto *p, struct xfer *x,
+			  struct sess_state *st)
+{
+	int n = 0, err = 0;
+
+	if (!o->early || !st->loaded || st->early_err)
+		return 0;
+	while (n < o->nurls && n < HQ_INFLIGHT) {
+		err = start(fd, o, p, n, &x[n], 1);
+		if (err)
+			break;
+		n++;
+	}
+	if (!n)
+		st->early_err = -err;
+	st->early = n;
+	return n;
+}
+
+/* The summary's end: ", resumed: yes|no[, 0-RTT: ...]" */
+static void summary_session(const struct hq_client_opts *o,
+			    gnutls_session_t session, const struct sess_state *st)
+{
+	printf(", resumed: %s", gnutls_session_is_resumed(session) ? "yes" : "no");
+	if (!o->early)
+		return;
+	if (!st->loaded)
+		printf(", 0-RTT: not sent (no session)");
+	else if (!st->early)
+		printf(", 0-RTT: not sent (%s)", strerror(st->early_err));
+	else if (gnutls_session_get_flags(session) & GNUTLS_SFLAGS_EARLY_DATA)
+		printf(", 0-RTT: accepted (%d requests)", st->early);
+	else
+		printf(", 0-RTT: rejected (%d requests sent again in 1-RTT)",
+		       st->early);
+}
+
 /* Before the summary: the key update events already queued (say, of an
  * update our last ACKs started) are counted too.  What else is there goes.
  */
-static void drain_events(int fd, struct hq_ku *ku)
+static void drain_events(int fd, struct hq_ku *ku, struct sess_state *st)
 {
 	static uint8_t buf[4096];
 	int i;
@@ -366,9 +500,38 @@ static void drain_events(int fd, struct hq_ku *ku)
 
 		if (n < 0 || (!n && sid < 0 && !(flags & MSG_QUIC_STREAM_FIN)))
 			break;
-		if (flags & MSG_QUIC_NOTIFICATION)
-			hq_ku_event(ku, buf, (size_t)n);
+		if ((flags & MSG_QUIC_NOTIFICATION) && !hq_ku_event(ku, buf, (size_t)n) &&
+		    is_ticket_event(buf, n))
+			st->tickets++;
 	}
+}
+
+/*
+ * After Version Negotiation: 0 if the socket's config names a version
+ * other than *@version (v1 if 0), which becomes *@version.
+ */
+static int version_retry(uint32_t *version, int fd)
+{
+	uint32_t tried = *version ? *version : 0x1, offered;
+
+	offered = hq_sock_version(fd);
+	if (!offered || offered == tried)
+		return -1;
+	fprintf(stderr, "quic-hq: version negotiation: connecting again with QUIC %s\n",
+		hq_version_name(offered));
+	*version = offered;
+	return 0;
+}
+
+/* A request written before a failed attempt, as if never started. */
+static void xfer_reset(const struct hq_proto *p, struct xfer *x)
+{
+	if (x->state == XFER_RUNNING)
+		p->stream_free(&x->st);
+	if (x->out >= 0)
+		close(x->out);
+	memset(x, 0, sizeof(*x));
+	x->out = -1;
 }
 
 int hq_client(struct hq_client_opts *o)
@@ -379,6 +542,10 @@ int hq_client(struct hq_client_opts *o)
 	static uint8_t buf[65536];
 	struct hq_conn conn;
 	uint64_t bytes = 0, received = 0;
+	static struct sess_state st;
+	gnutls_certificate_credentials_t cred = NULL;
+	gnutls_session_t session = NULL;
+	uint32_t version = o->version;
 	struct hq_ku ku;
 	struct xfer *x;
 	double t0 = hq_now();
@@ -392,10 +559,43 @@ int hq_client(struct hq_client_opts *o)
 	hq_ku_init(&ku, o->key_update);
 	for (i = 0; i < o->nurls; i++)
 		x[i].out = -1;
-	fd = connect_handshake(o);
-	if (fd < 0)
+	for (;;) {
+		fd = connect_to(&o->urls[0], version);
+		if (fd < 0)
+			goto out;
+		setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_EVENT, &ev, sizeof(ev));
+		if (o->token_file && token_load(fd, o->token_file))
+			goto out;
+		session_load(fd, o, &st);
+		if (tls_setup(fd, o, st.loaded ? &st.s : NULL, &session, &cred))
+			goto out;
+		next = inflight = early_requests(fd, o, p, x, &st);
+		ret = quic_handshake(session);
+		if (ret != -EPROTONOSUPPORT || version_retry(&version, fd))
+			break;
+		/*
+		 * Version Negotiation (EPROTONOSUPPORT) listed a version the
+		 * kernel speaks, which the socket's config now names: once
+		 * more, from scratch, with it.
+		 */
+		close(fd);
+		gnutls_deinit(session);
+		gnutls_certificate_free_credentials(cred);
+		session = NULL;
+		cred = NULL;
+		for (i = 0; i < next; i++)
+			xfer_reset(p, &x[i]);
+		memset(&st, 0, sizeof(st));
+	}
+	if (ret) {
+		handshake_error(session, ret);
+		ret = 1;
 		goto out;
-	setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_EVENT, &ev, sizeof(ev));
+	}
+	ret = 1;
+	if (hq_sock_version(fd) != 0x1)
+		fprintf(stderr, "quic-hq: QUIC version %s\n",
+			hq_version_name(hq_sock_version(fd)));
 	hq_key_update_events(fd, o->urls[0].host);
 	if (hq_open_control(fd, p, o->urls[0].host))
 		goto out;
@@ -409,7 +609,7 @@ int hq_client(struct hq_client_opts *o)
 		int err;
 
 		while (next < o->nurls && inflight < HQ_INFLIGHT) {
-			err = start(fd, o, p, next, &x[next]);
+			err = start(fd, o, p, next, &x[next], 0);
 			if (err == -EAGAIN && inflight)
 				break;		/* wait for streams to finish */
 			if (err) {
@@ -443,6 +643,10 @@ int hq_client(struct hq_client_opts *o)
 
 			if (hq_ku_event(&ku, buf, (size_t)n))
 				continue;
+			if (is_ticket_event(buf, n)) {
+				st.tickets++;
+				continue;
+			}
 			event(p, (char *)buf, n, x, o->nurls, &inflight);
 			done += before - inflight;
 			continue;
@@ -480,7 +684,8 @@ int hq_client(struct hq_client_opts *o)
 			failed++;
 		}
 	}
-	drain_events(fd, &ku);
+	drain_events(fd, &ku, &st);
+	session_save(fd, o, session, &st);
 	if (o->token_file)
 		token_save(fd, o->token_file);
 	hq_close_code(fd, p);
@@ -489,6 +694,7 @@ int hq_client(struct hq_client_opts *o)
 	       (unsigned long long)bytes, hq_now() - t0, next, ku.events);
 	if (o->key_update)
 		printf(" (%u asked for)", ku.initiated);
+	summary_session(o, session, &st);
 	printf("\n");
 	ret = failed || ku.err ? 1 : 0;
 out:
@@ -502,5 +708,9 @@ out:
 	}
 	p->conn_free(&conn);
 	free(x);
+	if (session)
+		gnutls_deinit(session);
+	if (cred)
+		gnutls_certificate_free_credentials(cred);
 	return ret;
 }

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <linux/quic.h>
 
 #define HQ_ALPN		"hq-interop"	/* the default */
 #define HQ_ALPN_H3	"h3"
@@ -32,6 +33,8 @@ struct hq_client_opts {
 	uint64_t key_update;		/* --key-update: bytes, 0: none */
 	const char *token_file;		/* --token-file: NEW_TOKEN kept */
 	uint32_t version;		/* --version: QUIC version, 0: v1 */
+	const char *session_file;	/* --session-file, or NULL */
+	int early;			/* --0rtt: requests before the handshake */
 	int nurls;
 	struct hq_url urls[HQ_MAX_URLS];
 	char names[HQ_MAX_URLS][256];	/* output file names */
@@ -44,6 +47,8 @@ struct hq_server_opts {
 	const char *cert, *key, *root;
 	uint64_t key_update;		/* --key-update: bytes, 0: none */
 	int retry;			/* --retry: validate_peer_address */
+	int no_early;			/* --no-0rtt: refuse early data */
+	const char *ticket_key;		/* --ticket-key FILE, or NULL */
 };
 
 /* --key-update BYTES: when to ask the kernel for a 1-RTT key update
@@ -57,6 +62,24 @@ struct hq_ku {
 	int phase;		/* the last event's key phase, -1: none yet */
 	int err;		/* errno of a failed request: asking stopped */
 };
+
+/* --session-file: a TLS session and the server's transport parameters */
+#define HQ_SESS_TLS_MAX	8192
+
+struct hq_sess {
+	char alpn[32];
+	uint8_t tls[HQ_SESS_TLS_MAX];	/* quic_session_get_data() */
+	size_t tls_len;
+	struct quic_transport_param tp;	/* remote = 1 */
+};
+
+/* sessfile.c: decode 0 or -1; encode the length or -1; load and save 0 or
+ * a negative errno (load: -ENOENT when there is no file yet)
+ */
+int hq_sess_decode(const char *buf, size_t len, struct hq_sess *s);
+long hq_sess_encode(const struct hq_sess *s, char *buf, size_t cap);
+int hq_sess_load(const char *path, struct hq_sess *s);
+int hq_sess_save(const char *path, const struct hq_sess *s);
 
 /* args.c: all return 0, or -1 with a message in err */
 int hq_parse_url(const char *s, struct hq_url *u, char *err, size_t errlen);

@@ -17,6 +17,7 @@
  */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <netdb.h>
 #include <poll.h>
@@ -61,6 +62,7 @@ struct conn {
 	uint64_t sent;		/* all stream data */
 	struct hq_ku ku;
 	int streams;
+	gnutls_session_t session;
 	char buf[HQ_CHUNK];
 };
 
@@ -237,14 +239,60 @@ static int send_some(struct conn *c, int *sending)
 	return progress;
 }
 
+static gnutls_certificate_credentials_t cred;	/* of every connection */
+
+/*
+ * The TLS handshake of a connection, as quic_server_handshake() would run
+ * it, with a session of our own so that the summary can say whether it
+ * was resumed and took 0-RTT data.  Session tickets with the listener's
+ * ticket key (QUIC_SOCKOPT_SESSION_TICKET, made by the kernel) that allow
+ * early data, which is accepted unless --no-0rtt.
+ */
+static int handshake(struct conn *c)
+{
+	unsigned int flags = GNUTLS_SERVER | GNUTLS_NO_END_OF_EARLY_DATA;
+	uint8_t key[256];
+	socklen_t klen = sizeof(key);
+	int ret;
+
+	if (!c->o->no_early)
+		flags |= GNUTLS_ENABLE_EARLY_DATA;
+	ret = gnutls_init(&c->session, flags);
+	/* RFC 9001 4.6.1: the max_early_data_size of QUIC tickets */
+	if (ret >= 0)
+		ret = gnutls_record_set_max_early_data_size(c->session, 0xffffffffu);
+	if (ret >= 0)
+		ret = gnutls_credentials_set(c->session, GNUTLS_CRD_CERTIFICATE, cred);
+	if (ret >= 0)
+		ret = gnutls_priority_set_direct(c->session, QUIC_PRIORITY, NULL);
+	if (ret < 0) {
+		fprintf(stderr, "quic-hq: %s: TLS setup: %s\n", c->peer,
+			gnutls_strerror(ret));
+		return -EINVAL;
+	}
+	ret = quic_session_set_alpn(c->session, c->o->alpn, strlen(c->o->alpn));
+	if (!ret && getsockopt(c->fd, SOL_QUIC, QUIC_SOCKOPT_SESSION_TICKET, key,
+			       &klen) < 0)
+		ret = -errno;
+	if (!ret)
+		ret = quic_session_set_data(c->session, key, klen);
+	memset(key, 0, sizeof(key));
+	if (ret) {
+		fprintf(stderr, "quic-hq: %s: ALPN or ticket key: %s\n", c->peer,
+			strerror(-ret));
+		return ret;
+	}
+	gnutls_transport_set_int(c->session, c->fd);
+	return quic_handshake(c->session);
+}
+
 static void *serve(void *arg)
 {
 	struct conn *c = arg;
-	const struct hq_server_opts *o = c->o;
 	double t0 = hq_now();
 	int err;
 
-	err = quic_server_handshake(c->fd, o->key, o->cert, o->alpn);
+	err = handshake(c);
 	if (err) {
 		fprintf(stderr, "quic-hq: %s: handshake failed: %s\n", c->peer,
 			strerror(-err));
@@ -277,12 +325,17 @@ static void *serve(void *arg)
 		printf(" (%u asked for)", c->ku.initiated);
 	if (hq_sock_version(c->fd) != 0x1)
 		printf(", QUIC %s", hq_version_name(hq_sock_version(c->fd)));
-	printf("\n");
+	printf(", resumed: %s, 0-RTT: %s\n",
+	       gnutls_session_is_resumed(c->session) ? "yes" : "no",
+	       gnutls_session_get_flags(c->session) & GNUTLS_SFLAGS_EARLY_DATA ?
+	       "accepted" : "no");
 	fflush(stdout);
 out:
 	while (c->reqs)
 		req_free(c, c->reqs);
 	c->p->conn_free(&c->hc);
+	if (c->session)
+		gnutls_deinit(c->session);
 	close(c->fd);
 	free(c);
 	return NULL;
@@ -300,6 +353,39 @@ static int set_retry(int lfd)
 	return setsockopt(lfd, SOL_QUIC, QUIC_SOCKOPT_CONFIG, &c, sizeof(c));
 }
 
+/*
+ * --ticket-key FILE: the listener's session ticket key
+ * (QUIC_SOCKOPT_SESSION_TICKET), 16 to 256 bytes of FILE, instead of one
+ * the kernel makes: tickets then outlive this process (a server started
+ * again with the same FILE resumes them).
+ */
+static int set_ticket_key(int lfd, const char *path)
+{
+	uint8_t key[257];
+	ssize_t n = -1;
+	int fd, err;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, key, sizeof(key));
+		err = errno;
+		close(fd);
+		errno = err;
+	}
+	if (n < 16 || n > 256) {
+		fprintf(stderr, "quic-hq: --ticket-key %s: %s\n", path,
+			n < 0 ? strerror(errno) : "not 16 to 256 bytes");
+		return -1;
+	}
+	err = setsockopt(lfd, SOL_QUIC, QUIC_SOCKOPT_SESSION_TICKET, key,
+			 (socklen_t)n);
+	memset(key, 0, sizeof(key));
+	if (err)
+		fprintf(stderr, "quic-hq: --ticket-key: QUIC_SOCKOPT_SESSION_TICKET: %s\n",
+			strerror(errno));
+	return err;
+}
+
 int hq_server(struct hq_server_opts *o)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_DGRAM, .ai_flags = AI_PASSIVE };
@@ -312,8 +398,13 @@ int hq_server(struct hq_server_opts *o)
 		fprintf(stderr, "quic-hq: --root %s: %s\n", o->root, strerror(errno));
 		return 1;
 	}
-	if (access(o->cert, R_OK) || access(o->key, R_OK)) {
-		fprintf(stderr, "quic-hq: cannot read %s or %s\n", o->cert, o->key);
+	ret = gnutls_certificate_allocate_credentials(&cred);
+	if (ret >= 0)
+		ret = gnutls_certificate_set_x509_key_file2(cred, o->cert, o->key,
+							    GNUTLS_X509_FMT_PEM, NULL, 0);
+	if (ret < 0) {
+		fprintf(stderr, "quic-hq: %s / %s: %s\n", o->cert, o->key,
+			gnutls_strerror(ret));
 		return 1;
 	}
 	ret = getaddrinfo(o->host, o->port, &hints, &res);
@@ -322,6 +413,11 @@ int hq_server(struct hq_server_opts *o)
 		return 1;
 	}
 	lfd = socket(res->ai_family, SOCK_DGRAM, IPPROTO_QUIC);
+	if (lfd >= 0 && o->ticket_key && set_ticket_key(lfd, o->ticket_key)) {
+		freeaddrinfo(res);
+		close(lfd);
+		return 1;
+	}
 	/* accepted sockets inherit it: no update goes uncounted */
 	if (lfd >= 0)
 		setsockopt(lfd, SOL_QUIC, QUIC_SOCKOPT_EVENT, &kev, sizeof(kev));

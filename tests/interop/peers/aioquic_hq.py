@@ -6,7 +6,7 @@
                        [--key-update BYTES] [--retry] [--versions LIST]
   aioquic_hq.py client [--ca F | --insecure] --out DIR [--alpn A]
                        [--key-update BYTES] [--versions LIST] [--version V]
-                       URL...
+                       [--session-ticket F [--0rtt]] URL...
   aioquic_hq.py spawner --dir DIR     (see spawner(); used by tests/interop)
 
 hq-interop: the client sends "GET /path\\r\\n" on a new bidirectional stream
@@ -34,11 +34,24 @@ supports (QuicConfiguration.supported_versions; default v1,v2).  Client
 (QuicConfiguration.original_version), which may be one nobody supports, to
 draw a Version Negotiation packet (it must be in --versions too: aioquic
 keeps Initial keys only for those).
+Resumption and 0-RTT.  The server keeps the session tickets it issues
+(session_ticket_handler) in memory, each good for one resumption
+(session_ticket_fetcher pops it), and aioquic accepts early data on them.
+It prints per connection, when it ends, "resumed: yes|no, 0-RTT:
+accepted|no" (HandshakeCompleted), and with --count-0rtt "0-RTT packets
+received: N" (from the qlog trace).  The client with --session-ticket FILE
+resumes with the ticket in FILE if there is one (a pickled
+aioquic.tls.SessionTicket) and writes the newest ticket the server sends
+there (waiting up to 3 s for one); --0rtt sends the requests before the
+handshake completes (connect(wait_connected=False)), as 0-RTT data when the
+ticket allows it.  It prints "aioquic client: resumed: yes|no" and, with
+--0rtt, ", 0-RTT: accepted|rejected|not sent, 0-RTT packets sent: N".
 """
 
 import argparse
 import asyncio
 import os
+import pickle
 import ssl
 import sys
 import time
@@ -51,6 +64,7 @@ from aioquic.quic.configuration import QuicConfiguration
 from aioquic.quic.events import (ConnectionTerminated, HandshakeCompleted,
                                  StreamDataReceived, StreamReset)
 from aioquic.quic.logger import QuicLogger, QuicLoggerTrace
+from aioquic.tls import SessionTicket
 
 HQ = "hq-interop"
 WINDOW = 16 << 20
@@ -103,6 +117,8 @@ class KeyTrace(QuicLoggerTrace):
         self.sent = 0
         self.ends = {}
         self.owner = None
+        self.zerortt_sent = 0
+        self.zerortt_received = 0
 
     def log_event(self, *, category, event, data):
         if category == "security" and event == "key_updated":
@@ -111,7 +127,12 @@ class KeyTrace(QuicLoggerTrace):
                     self.initiated += 1
                 elif data.get("trigger") == "remote_update":
                     self.seen += 1
+        elif category == "transport" and event == "packet_received":
+            if data.get("header", {}).get("packet_type") == "0RTT":
+                self.zerortt_received += 1
         elif category == "transport" and event == "packet_sent":
+            if data.get("header", {}).get("packet_type") == "0RTT":
+                self.zerortt_sent += 1
             for f in data.get("frames", ()):
                 if f.get("frame_type") == "stream":
                     end = f["offset"] + f["length"]
@@ -171,10 +192,24 @@ class KeyUpdates:
             self.trace.initiated, self.trace.seen, self.asked)
 
 
+def session_words(hs, trace, what):
+    """ "resumed: yes, 0-RTT: accepted" of a HandshakeCompleted, and the
+    count of 0-RTT packets of the trace (what: sent or received)."""
+    if hs is None:
+        return "no handshake"
+    words = "resumed: %s, 0-RTT: %s" % (
+        "yes" if hs.session_resumed else "no",
+        "accepted" if hs.early_data_accepted else "no")
+    if trace is not None:
+        words += ", 0-RTT packets %s: %d" % (
+            what, trace.zerortt_sent if what == "sent" else trace.zerortt_received)
+    return words
+
+
 class Server(QuicConnectionProtocol):
     root = "."
     key_update = None	# bytes between key updates, None: no counting
-    logger = None
+    logger = None	# a KeyLogger: --key-update or --count-0rtt
 
     def __init__(self, *a, **kw):
         super().__init__(*a, **kw)
@@ -183,9 +218,11 @@ class Server(QuicConnectionProtocol):
         self.start = time.monotonic()
         self.sent = 0
         self.streams = 0
+        self.hs = None
+        self.trace = self.logger.claim(self) if self.logger else None
         self.ku = None
         if self.key_update is not None:
-            self.ku = KeyUpdates(self.key_update, self.logger.claim(self))
+            self.ku = KeyUpdates(self.key_update, self.trace)
 
     def transmit(self):
         super().transmit()
@@ -208,13 +245,15 @@ class Server(QuicConnectionProtocol):
 
     def quic_event_received(self, ev):
         if isinstance(ev, HandshakeCompleted):
+            self.hs = ev
             if ev.alpn_protocol == "h3":
                 self.h3 = H3Connection(self._quic)
         elif isinstance(ev, ConnectionTerminated):
-            log("server: %d bytes, %.3f s, %d streams, closed: 0x%x%s%s" %
+            log("server: %d bytes, %.3f s, %d streams, closed: 0x%x%s; %s%s" %
                 (self.sent, time.monotonic() - self.start, self.streams,
                  ev.error_code,
                  " " + ev.reason_phrase if ev.reason_phrase else "",
+                 session_words(self.hs, self.trace, "received"),
                  "; " + self.ku.summary() if self.ku else ""))
         if self.h3 is not None:
             for h in self.h3.handle_event(ev):
@@ -259,7 +298,8 @@ class Server(QuicConnectionProtocol):
 
 class Client(QuicConnectionProtocol):
     key_update = None	# bytes between key updates, None: no counting
-    logger = None
+    logger = None	# a KeyLogger: --key-update or --0rtt
+    alpn = HQ
 
     def __init__(self, *a, **kw):
         super().__init__(*a, **kw)
@@ -268,11 +308,16 @@ class Client(QuicConnectionProtocol):
         self.done = asyncio.get_running_loop().create_future()
         self.error = None
         self.received = 0	# stream bytes, all streams
+        self.hs = None		# HandshakeCompleted
+        self.trace = self.logger.claim(self) if self.logger else None
         self.ku = None
         if self.key_update is not None:
-            self.ku = KeyUpdates(self.key_update, self.logger.claim(self))
+            self.ku = KeyUpdates(self.key_update, self.trace)
 
     def request(self, urls, out):
+        # with --0rtt this comes before the handshake completes
+        if self.alpn == "h3" and self.h3 is None:
+            self.h3 = H3Connection(self._quic)
         for u in urls:
             path = u.path or "/"
             if u.query:
@@ -319,8 +364,10 @@ class Client(QuicConnectionProtocol):
                 self.transmit()
         # h3 must see the server's first streams, which may come before
         # connect() returns
-        if isinstance(ev, HandshakeCompleted) and ev.alpn_protocol == "h3":
-            self.h3 = H3Connection(self._quic)
+        if isinstance(ev, HandshakeCompleted):
+            self.hs = ev
+            if ev.alpn_protocol == "h3" and self.h3 is None:
+                self.h3 = H3Connection(self._quic)
         elif isinstance(ev, ConnectionTerminated):
             self.error = "connection closed: error 0x%x%s: %s" % (
                 ev.error_code,
@@ -358,8 +405,12 @@ async def run_server(a):
     Server.root = os.path.realpath(a.root)
     if a.key_update is not None:
         Server.key_update = a.key_update
+    if a.key_update is not None or a.count_0rtt:
         Server.logger = cfg.quic_logger = KeyLogger()
+    tickets = {}	# issued, each good for one resumption
     await serve(host, port, configuration=cfg, create_protocol=Server,
+                session_ticket_fetcher=tickets.pop,
+                session_ticket_handler=lambda t: tickets.__setitem__(t.ticket, t),
                 retry=a.retry)
     log("server: listening on %s port %d, ALPN %s" % (host, port, a.alpn))
     await asyncio.Future()
@@ -382,26 +433,41 @@ async def run_client(a):
     set_versions(cfg, a)
     if a.key_update is not None:
         Client.key_update = a.key_update
+    if a.key_update is not None or a.zerortt:
         Client.logger = cfg.quic_logger = KeyLogger()
+    Client.alpn = a.alpn[0]
+    if a.session_ticket:
+        cfg.session_ticket = load_ticket(a.session_ticket)
     os.makedirs(a.out, exist_ok=True)
     t0 = time.monotonic()
     made = []
+    tickets = []
 
     def factory(*x, **kw):
         made.append(Client(*x, **kw))
         return made[-1]
 
-    connected = False
     try:
         async with connect(urls[0].hostname, urls[0].port or 443,
-                           configuration=cfg, create_protocol=factory) as proto:
-            connected = True
+                           configuration=cfg, create_protocol=factory,
+                           session_ticket_handler=tickets.append,
+                           wait_connected=not a.zerortt) as proto:
             proto.request(urls, a.out)
             await proto.done
+            # the ticket comes with the handshake's end; wait a little
+            for _ in range(60):
+                if tickets or not a.session_ticket or proto.error:
+                    break
+                await asyncio.sleep(0.05)
     except ConnectionError:
         pass
     dt = time.monotonic() - t0
-    if not connected:
+    if a.session_ticket and tickets:
+        save_ticket(a.session_ticket, tickets[-1])
+    elif a.session_ticket and made and made[0].hs:
+        log("client: no session ticket from the server: %s not written" %
+            a.session_ticket)
+    if not made or made[0].hs is None:
         log("client: handshake failed: %s" %
             (made[0].error if made and made[0].error else "no connection"))
         return 1
@@ -413,9 +479,49 @@ async def run_client(a):
           flush=True)
     if proto.ku:
         print("aioquic client: " + proto.ku.summary(), flush=True)
+    if a.session_ticket:
+        print("aioquic client: " + client_session_words(proto, a.zerortt),
+              flush=True)
     if proto.error and ok < len(urls):
         log("client: " + proto.error)
     return 0 if ok == len(urls) else 1
+
+
+def load_ticket(path):
+    """The SessionTicket pickled in path, or None (no file yet, or one that
+    is not a ticket: a full handshake)."""
+    try:
+        with open(path, "rb") as f:
+            t = pickle.load(f)
+    except FileNotFoundError:
+        return None
+    except Exception as e:	# noqa: BLE001 (any damage: no resumption)
+        log("client: %s: %s; a full handshake" % (path, e))
+        return None
+    if not isinstance(t, SessionTicket):
+        log("client: %s: not a session ticket; a full handshake" % path)
+        return None
+    return t
+
+
+def save_ticket(path, ticket):
+    tmp = path + ".tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        pickle.dump(ticket, f)
+    os.rename(tmp, path)
+
+
+def client_session_words(proto, zerortt):
+    """ "resumed: yes|no" and with --0rtt ", 0-RTT: accepted|rejected|not
+    sent, 0-RTT packets sent: N" (not sent: no 0-RTT packet left)."""
+    words = "resumed: %s" % ("yes" if proto.hs.session_resumed else "no")
+    if zerortt:
+        sent = proto.trace.zerortt_sent
+        words += ", 0-RTT: %s, 0-RTT packets sent: %d" % (
+            "not sent" if not sent else
+            "accepted" if proto.hs.early_data_accepted else "rejected", sent)
+    return words
 
 
 def spawner(a):
@@ -503,6 +609,13 @@ def main(argv=None):
     c.add_argument("--sni", help="server name to send and check")
     c.add_argument("--version", type=version, metavar="V",
                    help="version of the first attempt (v1, v2, hex)")
+    c.add_argument("--session-ticket", metavar="FILE",
+                   help="resume with the ticket in FILE; save the new one there")
+    c.add_argument("--0rtt", dest="zerortt", action="store_true",
+                   help="with --session-ticket: requests before the handshake "
+                   "completes (0-RTT)")
+    s.add_argument("--count-0rtt", action="store_true",
+                   help="count 0-RTT packets received (qlog), print per connection")
     c.add_argument("urls", nargs="+", metavar="URL")
     for x in (s, c):
         x.add_argument("--alpn", default=HQ, help="hq-interop (default) or h3")
@@ -519,6 +632,8 @@ def main(argv=None):
     a = p.parse_args(argv)
     if a.cmd == "spawner":
         return spawner(a)
+    if a.cmd == "client" and a.zerortt and not a.session_ticket:
+        p.error("--0rtt needs --session-ticket")
     a.alpn = [a.alpn]
     return asyncio.run(run_server(a) if a.cmd == "server" else run_client(a))
 

@@ -4,9 +4,10 @@
 # aioquic_hq.py, for tests/interop:
 #
 #   ngtcp2.sh server [--retry] --listen ADDR:PORT --cert F --key F --root DIR
+#                    [--qlog-dir D]
 #   ngtcp2.sh client [--ca F | --insecure] [--key-update DURATION]
 #                    [--token-file F] [--version V] [--versions LIST]
-#                    --out DIR URL...
+#                    [--session-file F [--0rtt]] --out DIR URL...
 #   ngtcp2.sh alpn        prints the ALPN the binaries speak
 #
 # --key-update DURATION is gtlsclient's --key-update=DURATION: one 1-RTT key
@@ -20,6 +21,19 @@
 # --version V is gtlsclient's -v (the version of its first Initial, v1, v2
 # or hex, possibly one nobody speaks), --versions LIST its
 # --preferred-versions (what it picks from a Version Negotiation packet).
+#
+# --session-file F: resumption (issue 14).  gtlsclient's --session-file=F
+# (the TLS session) and --tp-file=F.tp (the server's transport parameters,
+# which 0-RTT needs): read if there, written after the handshake, with
+# --wait-for-ticket so that the ticket is in before it exits.  gtlsclient
+# sends 0-RTT whenever it has both files; without --0rtt we give it
+# --disable-early-data, so the case is resumption alone.  Its qlog goes to
+# F.qlog (replaced each run), and the summary line adds "0-RTT packets
+# sent: N" (qlog transport:packet_sent of packet_type 0RTT): gtlsclient
+# prints nothing else about resumption or early data with --quiet.
+# --qlog-dir D (server): gtlsserver's qlog, one file per connection, for the
+# caller to count the 0-RTT packets it received.  gtlsserver issues session
+# tickets and accepts early data; it has no option to refuse it.
 #
 # What Debian ships (ngtcp2-server/ngtcp2-client 1.11, GnuTLS backend):
 #   /usr/sbin/gtlsserver  ADDR PORT KEY CERT, -d DIR serves files
@@ -82,6 +96,7 @@ server() {
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--retry) opts+=(--validate-addr); shift ;;
+		--qlog-dir) opts+=("--qlog-dir=$2"); shift 2 ;;
 		--listen) listen=$2; shift 2 ;;
 		--cert) cert=$2; shift 2 ;;
 		--key) key=$2; shift 2 ;;
@@ -92,18 +107,19 @@ server() {
 	[ -n "$listen" ] && [ -n "$cert" ] && [ -n "$key" ] && [ -n "$root" ] ||
 		die "server: --listen, --cert, --key and --root are all needed"
 	split_hostport "$listen" || die "server: bad --listen $listen"
-	exec "$NGTCP2_SERVER" --quiet --htdocs="$root" "${opts[@]}" "$host" "$port" \
-		"$key" "$cert"
+	exec "$NGTCP2_SERVER" --quiet --htdocs="$root" "${opts[@]}" "$host" "$port" "$key" "$cert"
 }
 
 client() {
-	local out=. urls=() u first= host port opts=()
+	local out=. urls=() u first= host port opts=() sess= early=0 zr=
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--key-update) opts+=("--key-update=$2"); shift 2 ;;
 		--token-file) opts+=("--token-file=$2"); shift 2 ;;
 		--version) opts+=("--version=$2"); shift 2 ;;
 		--versions) opts+=("--preferred-versions=$2"); shift 2 ;;
+		--session-file) sess=$2; shift 2 ;;
+		--0rtt) early=1; shift ;;
 		--ca) echo "ngtcp2.sh: gtlsclient cannot check certificates; --ca $2 ignored" >&2
 		      shift 2 ;;
 		--insecure) shift ;;
@@ -124,6 +140,13 @@ client() {
 	*:*) split_hostport "$first" || die "client: bad host $first" ;;
 	*) host=$first; port=443 ;;
 	esac
+	[ $early = 1 ] && [ -z "$sess" ] && die "client: --0rtt needs --session-file"
+	if [ -n "$sess" ]; then
+		opts+=("--session-file=$sess" "--tp-file=$sess.tp" --wait-for-ticket
+		       "--qlog-file=$sess.qlog")
+		[ $early = 1 ] || opts+=(--disable-early-data)
+		rm -f "$sess.qlog"
+	fi
 	mkdir -p "$out" || exit 2
 	"$NGTCP2_CLIENT" --quiet --exit-on-all-streams-close --download="$out" \
 		"${opts[@]}" "$host" "$port" "${urls[@]}"
@@ -137,7 +160,11 @@ client() {
 			missing=$((missing + 1))
 		fi
 	done
-	echo "ngtcp2 client: $(( ${#urls[@]} - missing ))/${#urls[@]} files, gtlsclient status $rc"
+	if [ -n "$sess" ]; then
+		zr=", 0-RTT packets sent: $(grep '"name":"transport:packet_sent"' "$sess.qlog" 2>/dev/null |
+			grep -c '"packet_type":"0RTT"')"
+	fi
+	echo "ngtcp2 client: $(( ${#urls[@]} - missing ))/${#urls[@]} files, gtlsclient status $rc$zr"
 	[ $rc -eq 0 ] && [ $missing -eq 0 ]
 }
 

@@ -253,6 +253,37 @@ int main(void)
 		   "key update events counted, others and short ones not; "
 		   "no --key-update, never due");
 	}
+	{
+		char *c1[] = { "--session-file", "/tmp/s", "--0rtt", "https://h/a" };
+		char *c2[] = { "--0rtt", "https://h/a" };
+		char *c3[] = { "https://h/a", "--session-file" };
+		char *c4[] = { "--session-file", "/tmp/s", "https://h/a" };
+
+		ok(!hq_client_args(4, c1, &co, err, sizeof(err)) &&
+		   !strcmp(co.session_file, "/tmp/s") && co.early &&
+		   !hq_client_args(3, c4, &co, err, sizeof(err)) &&
+		   co.session_file && !co.early,
+		   "client --session-file FILE and --0rtt");
+		ok(hq_client_args(2, c2, &co, err, sizeof(err)) &&
+		   strstr(err, "--session-file") &&
+		   hq_client_args(2, c3, &co, err, sizeof(err)),
+		   "client: --0rtt without --session-file, --session-file without a file: refused");
+	}
+	{
+		char *s1[] = { "--no-0rtt", "--listen", "[::1]:4433", "--cert", "c",
+			       "--key", "k", "--root", "/srv" };
+
+		char *s2[] = { "--ticket-key", "/tmp/k", "--listen", "[::1]:4433", "--cert",
+			       "c", "--key", "k", "--root", "/srv", "--ticket-key" };
+
+		ok(!hq_server_args(9, s1, &so, err, sizeof(err)) && so.no_early &&
+		   !hq_server_args(8, s1 + 1, &so, err, sizeof(err)) && !so.no_early,
+		   "server --no-0rtt");
+		ok(!hq_server_args(10, s2, &so, err, sizeof(err)) &&
+		   !strcmp(so.ticket_key, "/tmp/k") && !so.no_early &&
+		   hq_server_args(11, s2, &so, err, sizeof(err)),
+		   "server --ticket-key FILE; without a file: refused");
+	}
 	printf("1..%d\n", n);
 	return failed ? 1 : 0;
 }
