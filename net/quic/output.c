@@ -126,10 +126,14 @@ static int quic_put_crypto(struct quic_wr *wr, const struct quic_crypto_tx *tx,
  * Fill @wr with frames of @space: ACK first, then queued frames, then new
  * CRYPTO data.  Frames that need acknowledging move to @sent.  *@acked is
  * the largest packet number the ACK frame acknowledges, if one went in.
+ * @early: a 0-RTT packet, which carries none of the frames RFC 9000 §12.4
+ * keeps out of it (ACK, CRYPTO, PATH_RESPONSE, ...): a client can have
+ * 1-RTT packets to acknowledge before its 1-RTT send key is in, and those
+ * wait for it.
  */
 static bool quic_fill_frames(struct sock *sk, u8 id, struct quic_wr *wr,
-			     bool ack_only, struct list_head *sent, u64 now,
-			     u64 *acked)
+			     bool ack_only, bool early, struct list_head *sent,
+			     u64 now, u64 *acked)
 {
 	struct quic_sock *qs = quic_sk(sk);
 	struct quic_space *space = &qs->space[id];
@@ -139,7 +143,8 @@ static bool quic_fill_frames(struct sock *sk, u8 id, struct quic_wr *wr,
 	int ret;
 
 	/* An ACK due now, or anything unacknowledged when a packet goes. */
-	if ((space->ack_pending || space->ack.pending) && space->rx.n) {
+	if (!early && (space->ack_pending || space->ack.pending) &&
+	    space->rx.n) {
 		u64 delay = quic_ack_delay_field(&space->ack, now,
 						 qs->local_tp.ack_delay_exponent);
 
@@ -156,7 +161,7 @@ static bool quic_fill_frames(struct sock *sk, u8 id, struct quic_wr *wr,
 		return false;
 
 	/* Not remembered with the packet: a lost one is not sent again. */
-	if (id == QUIC_PN_SPACE_APP && qs->path_resp_pending &&
+	if (id == QUIC_PN_SPACE_APP && qs->path_resp_pending && !early &&
 	    quic_wr_left(wr) >= 1 + QUIC_PATH_CHALLENGE_LEN) {
 		quic_wr_u8(wr, QUIC_FRAME_PATH_RESPONSE);
 		quic_wr_bytes(wr, qs->path_resp, QUIC_PATH_CHALLENGE_LEN);
@@ -165,6 +170,8 @@ static bool quic_fill_frames(struct sock *sk, u8 id, struct quic_wr *wr,
 	}
 
 	list_for_each_entry_safe(f, tmp, &space->frames, list) {
+		if (early && !quic_frame_allowed(f->type, QUIC_PKT_0RTT))
+			continue;	/* it waits for 1-RTT */
 		if (f->type == QUIC_FRAME_STREAM) {
 			enum quic_retx_result r;
 
@@ -210,7 +217,7 @@ static bool quic_fill_frames(struct sock *sk, u8 id, struct quic_wr *wr,
 		eliciting = true;
 	}
 
-	while (tx->sent < tx->len) {
+	while (!early && tx->sent < tx->len) {
 		u32 len = min_t(u32, tx->len - tx->sent, U16_MAX);
 
 		f = quic_frame_tx_alloc(QUIC_FRAME_CRYPTO,
@@ -310,8 +317,9 @@ static bool quic_build_packet(struct sock *sk, struct sk_buff *skb, u8 id,
 	quic_wr_init(&wr, p + hlen, room - hlen - QUIC_CRYPTO_TAG_LEN);
 	INIT_LIST_HEAD(&tp->frames);
 	tp->acked = QUIC_PN_NONE;
-	tp->eliciting = quic_fill_frames(sk, id, &wr, ack_only, &tp->frames,
-					 now, &tp->acked);
+	tp->eliciting = quic_fill_frames(sk, id, &wr, ack_only,
+					 hdr->type == QUIC_PKT_0RTT,
+					 &tp->frames, now, &tp->acked);
 	if (wr.p == p + hlen)
 		return false;		/* nothing fitted */
 

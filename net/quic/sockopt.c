@@ -223,6 +223,7 @@ static int quic_set_tp_remote(struct sock *sk,
 			      const struct quic_transport_param *p)
 {
 	struct quic_sock *qs = quic_sk(sk);
+	struct quic_transport_param limits = *p;
 	struct quic_transport_params tp;
 	int err;
 
@@ -230,9 +231,18 @@ static int quic_set_tp_remote(struct sock *sk,
 		return -EINVAL;
 	if (qs->peer_tp_set || qs->handshake_done || qs->early.tp_applied)
 		return -EISCONN;
-	/* Checked as ours would be, and kept as they read back. */
+	/*
+	 * Checked as ours would be, and kept as they read back.  What a
+	 * server told of itself that 0-RTT does not use is kept too, not
+	 * refused as it is among our own parameters: a getsockopt() of the
+	 * last connection's (datagrams, stateless reset, RFC 9000 §7.4.1)
+	 * must set back as it came.
+	 */
+	limits.max_datagram_frame_size = 0;
+	limits.stateless_reset = 0;
+	limits.disable_1rtt_encryption = 0;
 	quic_tp_init(&tp);
-	err = quic_tp_from_user(&tp, p);
+	err = quic_tp_from_user(&tp, &limits);
 	if (err)
 		return err;
 	qs->peer_tp_saved = *p;

@@ -374,14 +374,6 @@ static void session_load(int fd, const struct hq_client_opts *o,
 	}
 	st->loaded = 1;
 	st->s.tp.remote = 1;
-	/*
-	 * What the kernel refuses to take (EOPNOTSUPP) and 0-RTT does not
-	 * use: a server's stateless reset token is not remembered (RFC 9000
-	 * 7.4.1), and we send no datagrams.  0: keep the socket's own.
-	 */
-	st->s.tp.stateless_reset = 0;
-	st->s.tp.max_datagram_frame_size = 0;
-	st->s.tp.disable_1rtt_encryption = 0;
 	if (setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_TRANSPORT_PARAM, &st->s.tp,
 		       sizeof(st->s.tp))) {
 		st->early_err = errno;
