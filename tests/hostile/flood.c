@@ -435,8 +435,14 @@ static void rx_datagram(uint8_t *d, size_t n)
 		struct cr_long_hdr h;
 		struct conn *c;
 
-		/* v1 forbids IDs over 20 bytes: our long SCIDs echoed? */
-		if (n - off > 6 && d[off + 5] > CR_MAX_CID)
+		/*
+		 * v1 forbids IDs over 20 bytes: our long SCIDs echoed?  Not
+		 * in Version Negotiation (version 0), which echoes the IDs of
+		 * an unknown version as they came, up to 255 bytes (RFC 8999
+		 * §5.1, RFC 9000 §17.2.1).
+		 */
+		if (n - off > 6 && d[off + 5] > CR_MAX_CID &&
+		    (d[off + 1] | d[off + 2] | d[off + 3] | d[off + 4]))
 			g.rx_long_cid++;
 		if (cr_long_parse(d + off, n - off, &h))
 			break;

@@ -295,14 +295,25 @@ static void test_tp_refused(void)
 	memset(&p, 0, sizeof(p));
 	p.disable_1rtt_encryption = 1;
 	CHECK_ERR(set_tp(fd, &p), EOPNOTSUPP);
-	/* The peer's, remembered for 0-RTT: refused as ours would be. */
-	memset(&p, 0, sizeof(p));
-	p.remote = 1;
-	p.stateless_reset = 1;
-	CHECK_ERR(set_tp(fd, &p), EOPNOTSUPP);
+	/*
+	 * The peer's, remembered for 0-RTT: what the server said of itself
+	 * is kept as it came and read back, so that a getsockopt() of the
+	 * last connection's sets back (0-RTT uses neither).
+	 */
 	memset(&got, 0, sizeof(got));
 	got.remote = 1;
 	CHECK_ERR(get_tp(fd, &got), ENOTCONN);
+	memset(&p, 0, sizeof(p));
+	p.remote = 1;
+	p.stateless_reset = 1;
+	p.max_datagram_frame_size = 1200;
+	p.max_streams_bidi = 3;
+	CHECK_OK(set_tp(fd, &p));
+	memset(&got, 0, sizeof(got));
+	got.remote = 1;
+	CHECK_OK(get_tp(fd, &got));
+	CHECK(got.stateless_reset == 1 && got.max_datagram_frame_size == 1200 &&
+	      got.max_streams_bidi == 3);
 	/* It stops version_information (RFC 9368), sent by default. */
 	memset(&got, 0, sizeof(got));
 	CHECK_OK(get_tp(fd, &got));
@@ -839,7 +850,7 @@ static const struct tap_test tests[] = {
 	  test_config_initial_rtt_v4 },
 	{ "config: initial_smoothed_rtt seeds the RTT and the Initial's PTO (IPv6)",
 	  test_config_initial_rtt_v6 },
-	{ "transport param: datagrams, stateless reset, no 1-RTT encryption: EOPNOTSUPP",
+	{ "transport param: datagrams, stateless reset, no 1-RTT encryption: EOPNOTSUPP (the peer's remembered ones: kept)",
 	  test_tp_refused },
 	{ "transport param: a zero field keeps the current value", test_tp_zero_keeps },
 	{ "transport param: grease_quic_bit and version_information in the extension", test_tp_grease },
