@@ -45,6 +45,7 @@ static const char *const quic_stat_names[QUIC_STAT_MAX] = {
 	[QUIC_STAT_VN_SENT]		= "version_negotiation_sent",
 	[QUIC_STAT_VN_RECV]		= "version_negotiation_received",
 	[QUIC_STAT_GREASED]		= "packets_greased",
+	[QUIC_STAT_COMPAT_VN]		= "compatible_negotiations",
 };
 
 static int quic_stats_show(struct seq_file *seq, void *v)

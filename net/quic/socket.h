@@ -144,6 +144,19 @@ struct quic_sock {
 	u8			*retry_token;	/* charged to sk_omem_alloc */
 	u32			retry_token_len;
 	struct work_struct	retry_work;
+
+	/*
+	 * Compatible version negotiation (compatvn.c).  compat_orig: the
+	 * original version once the connection moved from it (0: it did
+	 * not).  Client: compat_to, the version a server Initial moves us to
+	 * while compat_work derives its keys.  Server: compat_rx, the
+	 * original version's Initial keys, which read the client's Initials
+	 * of that version until the Initial space goes.
+	 */
+	u32			compat_orig;
+	u32			compat_to;
+	struct quic_crypto_ctx	*compat_rx;
+	struct work_struct	compat_work;
 };
 
 /*
@@ -228,6 +241,7 @@ enum quic_stat {
 	QUIC_STAT_VN_SENT,	/* Version Negotiation (version.c) */
 	QUIC_STAT_VN_RECV,
 	QUIC_STAT_GREASED,	/* packets sent with the fixed bit 0 */
+	QUIC_STAT_COMPAT_VN,	/* connections moved to another version */
 	QUIC_STAT_MAX,
 };
 

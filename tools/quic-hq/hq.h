@@ -44,6 +44,7 @@ struct hq_server_opts {
 	const char *cert, *key, *root;
 	uint64_t key_update;		/* --key-update: bytes, 0: none */
 	int retry;			/* --retry: validate_peer_address */
+	uint32_t version;		/* --version: preferred, 0: none */
 };
 
 /* --key-update BYTES: when to ask the kernel for a 1-RTT key update
