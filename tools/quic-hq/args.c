@@ -366,7 +366,9 @@ int hq_server_args(int argc, char **argv, struct hq_server_opts *o, char *err,
 		if (!strcmp(a, "--version")) {
 			if (++i == argc || hq_parse_version(argv[i], &o->version))
 				ERR("--version needs v1 or v2");
-		} else if (!strcmp(a, "--retry")) {
+			continue;
+		}
+		if (!strcmp(a, "--retry")) {
 			o->retry = 1;
 			continue;
 		}
