@@ -533,6 +533,21 @@ static int hook_tp_recv(gnutls_session_t session, const unsigned char *data,
 	hs->tp_received = 1;
 	quic_log(QUIC_LOG_DEBUG, "%s: peer transport parameters, %zu bytes",
 		 side(hs), len);
+	/*
+	 * A server's own may have changed with them (compatible version
+	 * negotiation, RFC 9368: version_information names the new version):
+	 * read them again, before EncryptedExtensions carries them.
+	 */
+	if (session_is_server(session)) {
+		socklen_t tlen = sizeof(hs->tp_local);
+
+		if (getsockopt(hs->fd, SOL_QUIC, QUIC_SOCKOPT_TRANSPORT_PARAM_EXT,
+			       hs->tp_local, &tlen) < 0) {
+			hs->err = -errno;
+			return GNUTLS_E_INTERNAL_ERROR;
+		}
+		hs->tp_local_len = tlen;
+	}
 	return 0;
 }
 

@@ -11,6 +11,7 @@
 #include <net/ipv6.h>
 #include <net/sock.h>
 
+#include "compatvn.h"
 #include "retry.h"
 #include "socket.h"
 #include "udp.h"
@@ -106,6 +107,7 @@ void quic_conn_init(struct sock *sk)
 	quic_timers_init(sk);
 	quic_key_update_init(sk);
 	quic_retry_init(sk);
+	quic_compat_init(sk);
 }
 
 void quic_conn_free(struct sock *sk)
@@ -116,6 +118,7 @@ void quic_conn_free(struct sock *sk)
 	quic_timers_stop(sk);
 	quic_key_update_free(sk);
 	quic_retry_free(sk);
+	quic_compat_free(sk);
 	quic_streams_free(sk);
 	quic_cid_set_free(sk, &qs->cids);
 	for (i = 0; i < QUIC_PN_SPACE_MAX; i++)

@@ -14,6 +14,7 @@
 #include <net/sock.h>
 
 #include "frame.h"
+#include "compatvn.h"
 #include "retry.h"
 #include "socket.h"
 #include "udp.h"
@@ -272,6 +273,7 @@ static int quic_rcv_packet(struct sock *sk, struct sk_buff *skb,
 {
 	struct quic_sock *qs = quic_sk(sk);
 	struct quic_crypto_pkt cpkt = {};
+	struct quic_crypto_ctx *ctx;
 	struct quic_crypto_batch batch = {};
 	struct quic_space *space;
 	u8 *pkt = skb->data + off;
@@ -298,7 +300,13 @@ static int quic_rcv_packet(struct sock *sk, struct sk_buff *skb,
 		quic_retry_rcv(sk, pkt, &hdr);
 		return -EBADMSG;	/* a Retry ends its datagram */
 	}
-	if (hdr.type != QUIC_PKT_1RTT && hdr.version != qs->version) {
+	/* compatvn.c: another version's keys, or a move to it. */
+	ctx = quic_compat_rx_ctx(sk, &hdr);
+	if (!ctx) {
+		if (quic_compat_client_rcv(sk, &hdr)) {
+			quic_input_hold(sk, skb, off);
+			return -EAGAIN;	/* the rest is held with it */
+		}
 		QUIC_DROP(sk, BAD_HEADER);
 		return hdr.pkt_len;
 	}
@@ -326,7 +334,7 @@ static int quic_rcv_packet(struct sock *sk, struct sk_buff *skb,
 		QUIC_DROP(sk, NO_KEYS);
 		return hdr.pkt_len;
 	}
-	if (!quic_crypto_ready(&qs->crypto, level, false)) {
+	if (!quic_crypto_ready(ctx, level, false)) {
 		quic_input_hold(sk, skb, off);
 		return hdr.pkt_len;
 	}
@@ -336,7 +344,7 @@ static int quic_rcv_packet(struct sock *sk, struct sk_buff *skb,
 	cpkt.len = hdr.pkt_len;
 	cpkt.pn_off = hdr.pn_offset;
 	cpkt.level = level;
-	ret = quic_crypto_unprotect_header(&qs->crypto, &cpkt, &trunc_pn,
+	ret = quic_crypto_unprotect_header(ctx, &cpkt, &trunc_pn,
 					   &key_phase);
 	if (ret) {
 		QUIC_DROP(sk, BAD_HEADER);
@@ -355,7 +363,7 @@ static int quic_rcv_packet(struct sock *sk, struct sk_buff *skb,
 
 	batch.pkts = &cpkt;
 	batch.n = 1;
-	ret = quic_crypto_decrypt_batch(&qs->crypto, &batch);
+	ret = quic_crypto_decrypt_batch(ctx, &batch);
 	if (ret || cpkt.err) {
 		QUIC_DROP(sk, DECRYPT);
 		/* RFC 9001 §6.6: too many forgeries end the connection. */

@@ -49,6 +49,7 @@ static const char *const quic_stat_names[QUIC_STAT_MAX] = {
 	[QUIC_STAT_EARLY_RECV]		= "zero_rtt_packets_received",
 	[QUIC_STAT_EARLY_REJECTED]	= "zero_rtt_rejected",
 	[QUIC_STAT_EARLY_REPLAY]	= "zero_rtt_replays_refused",
+	[QUIC_STAT_COMPAT_VN]		= "compatible_negotiations",
 };
 
 static int quic_stats_show(struct seq_file *seq, void *v)

@@ -146,6 +146,19 @@ struct quic_sock {
 	u8			*retry_token;	/* charged to sk_omem_alloc */
 	u32			retry_token_len;
 	struct work_struct	retry_work;
+
+	/*
+	 * Compatible version negotiation (compatvn.c).  compat_orig: the
+	 * original version once the connection moved from it (0: it did
+	 * not).  Client: compat_to, the version a server Initial moves us to
+	 * while compat_work derives its keys.  Server: compat_rx, the
+	 * original version's Initial keys, which read the client's Initials
+	 * of that version until the Initial space goes.
+	 */
+	u32			compat_orig;
+	u32			compat_to;
+	struct quic_crypto_ctx	*compat_rx;
+	struct work_struct	compat_work;
 };
 
 /*
@@ -235,6 +248,7 @@ enum quic_stat {
 	QUIC_STAT_EARLY_RECV,
 	QUIC_STAT_EARLY_REJECTED,	/* client connections whose 0-RTT was */
 	QUIC_STAT_EARLY_REPLAY,		/* 0-RTT keys the replay filter refused */
+	QUIC_STAT_COMPAT_VN,	/* connections moved to another version */
 	QUIC_STAT_MAX,
 };
 

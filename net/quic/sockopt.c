@@ -14,6 +14,7 @@
 #include <net/ip.h>
 #include <net/ipv6.h>
 
+#include "compatvn.h"
 #include "retry.h"
 #include "socket.h"
 #include "stream_fd.h"
@@ -112,6 +113,12 @@ static int quic_set_tp_ext(struct sock *sk, sockptr_t optval,
 	    quic_tp_check_version(&tp, qs->version, &terr)) {
 		quic_conn_abort(sk, terr, 0);
 		return -EPROTO;
+	}
+	/* A listener preferring v2 moves a v1 client now (compatvn.c). */
+	if (qs->peer.sa.sa_family) {
+		err = quic_compat_server(sk, &tp);
+		if (err)
+			return err;
 	}
 	qs->peer_tp = tp;
 	qs->peer_tp_set = true;

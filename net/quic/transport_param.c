@@ -486,9 +486,9 @@ err:
  * client did not react to a Version Negotiation packet, and ours never
  * does: version.c).  With it, the Chosen Version must be @version: a
  * server checks the client's against the version its first Initial
- * used, and a client the server's against the version it negotiated,
- * which, with no compatible negotiation accepted, is the one it offered
- * alone in its Available Versions.
+ * used (before any move to another version), and a client the server's
+ * against the version it ended in: the one it started in, or the one the
+ * server's Initials moved it to (compatvn.c).
  *
  * Return: 0, or -EPROTO.
  */

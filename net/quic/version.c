@@ -30,13 +30,14 @@
  * again with it (quic-hq does).
  *
  * version_information (RFC 9368 §3).  Sent by default: our Chosen Version
- * is the connection's; a client lists it alone as Available (it accepts
- * no compatible upgrade), a server lists v1 and v2.  The peer's is checked
- * by quic_tp_check_version() (transport_param.c) when libquic hands it
- * over; a mismatch closes with VERSION_NEGOTIATION_ERROR.  Setting
- * disable_compatible_version in QUIC_SOCKOPT_TRANSPORT_PARAM stops
- * sending it.  A server answers in the client's version: compatible
- * version negotiation (RFC 9368 §2.3) is not done.
+ * is the connection's; a client lists it and the other one as Available
+ * (a server may move it: compatvn.c), a server lists v1 and v2.  The
+ * peer's is checked by quic_tp_check_version() (transport_param.c) when
+ * libquic hands it over; a mismatch closes with VERSION_NEGOTIATION_ERROR.
+ * Setting disable_compatible_version in QUIC_SOCKOPT_TRANSPORT_PARAM stops
+ * sending it (and so refuses compatible version negotiation).  A server
+ * answers in the client's version unless its listener prefers v2
+ * (compatible version negotiation, RFC 9368 §2.3: compatvn.c).
  *
  * Greasing the fixed bit (RFC 9287).  We advertise grease_quic_bit unless
  * the sysctl net.quic.grease_quic_bit is 0 (then a new socket does not),
@@ -243,6 +244,11 @@ void quic_version_tp_start(struct sock *sk)
 	if (qs->is_server) {
 		vi->available[0] = QUIC_VERSION_V1;
 		vi->available[1] = QUIC_VERSION_V2;
+		vi->n_available = 2;
+	} else {
+		/* Compatible: the server may move us (compatvn.c). */
+		vi->available[1] = qs->version == QUIC_VERSION_V1 ?
+				   QUIC_VERSION_V2 : QUIC_VERSION_V1;
 		vi->n_available = 2;
 	}
 }

@@ -77,6 +77,7 @@ struct conn_cfg {
 	int client_events[4];	/* QUIC_EVENT_* to enable on the client */
 	/* Called between the client's connect() and its handshake. */
 	int (*client_after_connect)(int fd);
+	config_fn server_config;	/* QUIC_SOCKOPT_CONFIG of the listener */
 };
 
 struct conn {
@@ -179,6 +180,8 @@ static inline int conn_open_cfg(struct conn *c, int family,
 	CHECK_OK(set_timeouts(sa.lfd, TIMEO_SEC));
 	if (cfg && cfg->server_tp)
 		CHECK_OK(apply_tp(sa.lfd, cfg->server_tp));
+	if (cfg && cfg->server_config)
+		CHECK_OK(apply_config(sa.lfd, cfg->server_config));
 	if (cfg && cfg->server_rcvbuf)
 		CHECK_OK(setsockopt(sa.lfd, SOL_SOCKET, SO_RCVBUF,
 				    &cfg->server_rcvbuf, sizeof(int)));

@@ -185,6 +185,56 @@ static void test_v1_default(int family)
 	conn_close(&c);
 }
 
+/* ---- compatible version negotiation (RFC 9368 §2.3, RFC 9369 §3) ---- */
+
+#define COMPAT_STAT	"compatible_negotiations"
+
+/*
+ * A default (v1) client to a listener with @server_config and the client
+ * options @client_tp: both sockets end in @want, data flows, and the
+ * compatible_negotiations counter moved by @moves (one per side moved).
+ */
+static void compat_case(int family, config_fn server_config, tp_fn client_tp,
+			uint32_t want, long moves)
+{
+	struct conn_cfg cfg = { .server_config = server_config,
+				.client_tp = client_tp };
+	long before = hp_stat(COMPAT_STAT);
+	struct conn c;
+
+	CHECK(before >= 0);
+	if (conn_open_cfg(&c, family, &cfg))
+		return;
+	CHECK(sock_version(c.cfd) == want);
+	CHECK(sock_version(c.sfd) == want);
+	ping_pong(&c);
+	if (sock_version(c.cfd) != want || sock_version(c.sfd) != want)
+		printf("# client 0x%x, server 0x%x\n", sock_version(c.cfd),
+		       sock_version(c.sfd));
+	CHECK(hp_stat(COMPAT_STAT) - before == moves);
+	conn_close(&c);
+}
+
+static void tp_no_vi(struct quic_transport_param *p);
+
+/* The listener prefers v2: the v1 client offering v2 moves, both ends. */
+static void test_compat_to_v2(int family)
+{
+	compat_case(family, cfg_v2, NULL, V2, 2);
+}
+
+/* No preference: the client's v1 stays. */
+static void test_compat_no_pref(int family)
+{
+	compat_case(family, NULL, NULL, V1, 0);
+}
+
+/* disable_compatible_version on the client: nothing offered, v1 stays. */
+static void test_compat_client_off(int family)
+{
+	compat_case(family, cfg_v2, tp_no_vi, V1, 0);
+}
+
 /* ---- version_information ---- */
 
 static void tp_no_vi(struct quic_transport_param *p)
@@ -676,6 +726,12 @@ static const struct conn_test tests[] = {
 	  test_v2_connection, FAM_BOTH },
 	{ "v1 by default on both ends", test_v1_default, 0 },
 	{ "version_information exchanged both ways", test_version_information, 0 },
+	{ "compatible VN: listener preferring v2 moves a v1 client, both end in v2",
+	  test_compat_to_v2, FAM_BOTH },
+	{ "compatible VN: listener without preference keeps v1",
+	  test_compat_no_pref, 0 },
+	{ "compatible VN: client with disable_compatible_version stays v1",
+	  test_compat_client_off, 0 },
 	{ "disable_compatible_version: no version_information sent",
 	  test_version_information_off, 0 },
 	{ "VN sent for 1200 bytes of an unknown version, not for 1199 or a VN",

@@ -371,6 +371,11 @@ int hq_server_args(int argc, char **argv, struct hq_server_opts *o, char *err,
 				    "more than 0", argv[i]);
 			continue;
 		}
+		if (!strcmp(a, "--version")) {
+			if (++i == argc || hq_parse_version(argv[i], &o->version))
+				ERR("--version needs v1 or v2");
+			continue;
+		}
 		if (!strcmp(a, "--retry")) {
 			o->retry = 1;
 			continue;

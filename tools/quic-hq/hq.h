@@ -49,6 +49,7 @@ struct hq_server_opts {
 	int retry;			/* --retry: validate_peer_address */
 	int no_early;			/* --no-0rtt: refuse early data */
 	const char *ticket_key;		/* --ticket-key FILE, or NULL */
+	uint32_t version;		/* --version: preferred, 0: none */
 };
 
 /* --key-update BYTES: when to ask the kernel for a 1-RTT key update

@@ -341,15 +341,24 @@ out:
 	return NULL;
 }
 
-/* --retry: every client's address is validated with a Retry first. */
-static int set_retry(int lfd)
+/*
+ * --retry: every client's address is validated with a Retry first.
+ * --version: the listener's preferred version (v2: v1 clients that offer
+ * v2 are moved to it, RFC 9368 compatible version negotiation).
+ */
+static int set_config(int lfd, const struct hq_server_opts *o)
 {
 	struct quic_config c;
 	socklen_t len = sizeof(c);
 
+	if (!o->retry && !o->version)
+		return 0;
 	if (getsockopt(lfd, SOL_QUIC, QUIC_SOCKOPT_CONFIG, &c, &len))
 		return -1;
-	c.validate_peer_address = 1;
+	if (o->retry)
+		c.validate_peer_address = 1;
+	if (o->version)
+		c.version = o->version;
 	return setsockopt(lfd, SOL_QUIC, QUIC_SOCKOPT_CONFIG, &c, sizeof(c));
 }
 
@@ -421,7 +430,7 @@ int hq_server(struct hq_server_opts *o)
 	/* accepted sockets inherit it: no update goes uncounted */
 	if (lfd >= 0)
 		setsockopt(lfd, SOL_QUIC, QUIC_SOCKOPT_EVENT, &kev, sizeof(kev));
-	if (lfd < 0 || (o->retry && set_retry(lfd)) ||
+	if (lfd < 0 || set_config(lfd, o) ||
 	    setsockopt(lfd, SOL_QUIC, QUIC_SOCKOPT_ALPN, o->alpn, strlen(o->alpn)) ||
 	    bind(lfd, res->ai_addr, res->ai_addrlen) || listen(lfd, 128)) {
 		fprintf(stderr, "quic-hq: listening on %s port %s: %s\n", o->host,

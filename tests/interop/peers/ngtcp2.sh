@@ -3,10 +3,11 @@
 # Debian's ngtcp2 examples behind the same command line as quic-hq and
 # aioquic_hq.py, for tests/interop:
 #
-#   ngtcp2.sh server [--retry] --listen ADDR:PORT --cert F --key F --root DIR
-#                    [--qlog-dir D]
+#   ngtcp2.sh server [--retry] [--versions LIST] --listen ADDR:PORT
+#                    --cert F --key F --root DIR [--qlog-dir D]
 #   ngtcp2.sh client [--ca F | --insecure] [--key-update DURATION]
 #                    [--token-file F] [--version V] [--versions LIST]
+#                    [--available-versions LIST]
 #                    [--session-file F [--0rtt]] --out DIR URL...
 #   ngtcp2.sh alpn        prints the ALPN the binaries speak
 #
@@ -20,7 +21,11 @@
 # one of the server's NEW_TOKEN is written there.
 # --version V is gtlsclient's -v (the version of its first Initial, v1, v2
 # or hex, possibly one nobody speaks), --versions LIST its
-# --preferred-versions (what it picks from a Version Negotiation packet).
+# --preferred-versions (what it picks from a Version Negotiation packet),
+# --available-versions LIST its --available-versions (version_information:
+# the versions a server may move it to, RFC 9368).  Server: --versions LIST
+# is gtlsserver's --preferred-versions (it moves a client that offers a
+# more preferred version to it).
 #
 # --session-file F: resumption (issue 14).  gtlsclient's --session-file=F
 # (the TLS session) and --tp-file=F.tp (the server's transport parameters,
@@ -97,6 +102,7 @@ server() {
 		case $1 in
 		--retry) opts+=(--validate-addr); shift ;;
 		--qlog-dir) opts+=("--qlog-dir=$2"); shift 2 ;;
+		--versions) opts+=("--preferred-versions=$2"); shift 2 ;;
 		--listen) listen=$2; shift 2 ;;
 		--cert) cert=$2; shift 2 ;;
 		--key) key=$2; shift 2 ;;
@@ -120,6 +126,7 @@ client() {
 		--versions) opts+=("--preferred-versions=$2"); shift 2 ;;
 		--session-file) sess=$2; shift 2 ;;
 		--0rtt) early=1; shift ;;
+		--available-versions) opts+=("--available-versions=$2"); shift 2 ;;
 		--ca) echo "ngtcp2.sh: gtlsclient cannot check certificates; --ca $2 ignored" >&2
 		      shift 2 ;;
 		--insecure) shift ;;
@@ -172,5 +179,5 @@ case ${1:-} in
 server) shift; server "$@" ;;
 client) shift; client "$@" ;;
 alpn) echo "$NGTCP2_ALPN" ;;
-*) sed -n '3,17p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+*) sed -n '3,19p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac
