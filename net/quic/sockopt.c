@@ -401,8 +401,9 @@ static int quic_set_ticket(struct sock *sk, sockptr_t optval,
 /*
  * QUIC_SOCKOPT_CONFIG values the module can honour.  What is not built
  * yet is refused unless it asks for the default (zero): PLPMTUD probes.
- * validate_peer_address makes a listener send Retry (retry.c).  libquic reads payload_cipher_type,
- * receive_session_ticket and certificate_request back from the socket;
+ * validate_peer_address makes a listener send Retry (retry.c).  libquic
+ * reads payload_cipher_type, receive_session_ticket and
+ * certificate_request back from the socket;
  * stream_data_nodelay turns off the coalescing of small writes
  * (stream_send.c).
  */
