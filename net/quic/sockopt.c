@@ -102,20 +102,18 @@ static int quic_set_tp_ext(struct sock *sk, sockptr_t optval,
 	kfree(buf);
 	if (err)
 		return -EINVAL;
-	if (qs->peer.sa.sa_family &&
-	    quic_tp_check_cids(&tp, !qs->is_server, &qs->peer_scid,
-			       &qs->odcid,
-			       qs->retry_done ? &qs->retry_scid : NULL, &terr))
-		return -EINVAL;
-
-	/* RFC 9368 §4: a forged version is a VERSION_NEGOTIATION_ERROR. */
-	if (qs->peer.sa.sa_family &&
-	    quic_tp_check_version(&tp, qs->version, &terr)) {
-		quic_conn_abort(sk, terr, 0);
-		return -EPROTO;
-	}
-	/* A listener preferring v2 moves a v1 client now (compatvn.c). */
-	if (qs->peer.sa.sa_family) {
+	if (qs->peer.sa.sa_family) {	/* a connection's */
+		if (quic_tp_check_cids(&tp, !qs->is_server, &qs->peer_scid,
+				       &qs->odcid,
+				       qs->retry_done ? &qs->retry_scid : NULL,
+				       &terr))
+			return -EINVAL;
+		/* RFC 9368 §4: a forged version: VERSION_NEGOTIATION_ERROR. */
+		if (quic_tp_check_version(&tp, qs->version, &terr)) {
+			quic_conn_abort(sk, terr, 0);
+			return -EPROTO;
+		}
+		/* A listener preferring v2 moves a v1 client (compatvn.c). */
 		err = quic_compat_server(sk, &tp);
 		if (err)
 			return err;

@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <gnutls/gnutls.h>
 #include <gnutls/crypto.h>
 
@@ -1274,6 +1275,42 @@ static inline int cr_initial_build(const struct cr_keys *k,
 	return cr_long_build(k, CR_LONG_INITIAL, dcid, dcid_len, scid,
 			     scid_len, NULL, 0, pn, payload, len, min_len, out,
 			     cap);
+}
+
+/*
+ * A client Initial of QUIC v1 with its keys from @dcid (and @token, or
+ * none), padded to 1200 bytes, in @out: its length, or -1.
+ */
+static inline int cr_initial_make(const uint8_t *dcid, size_t dcid_len,
+				  const uint8_t *scid, size_t scid_len,
+				  const uint8_t *token, size_t token_len,
+				  uint32_t pn, const uint8_t *payload,
+				  size_t len, uint8_t *out, size_t cap)
+{
+	struct cr_keys k;
+
+	if (cr_initial_keys(&k, dcid, dcid_len, 0))
+		return -1;
+	return cr_long_build(&k, CR_LONG_INITIAL, dcid, dcid_len, scid,
+			     scid_len, token, token_len, pn, payload, len,
+			     1200, out, cap);
+}
+
+/* cr_initial_make(), sent on the connected socket @fd: 0 or -1. */
+static inline int cr_initial_send(int fd, const uint8_t *dcid,
+				  size_t dcid_len, const uint8_t *scid,
+				  size_t scid_len, const uint8_t *token,
+				  size_t token_len, uint32_t pn,
+				  const uint8_t *payload, size_t len)
+{
+	uint8_t pkt[1500];
+	int n;
+
+	n = cr_initial_make(dcid, dcid_len, scid, scid_len, token, token_len,
+			    pn, payload, len, pkt, sizeof(pkt));
+	if (n < 0 || send(fd, pkt, n, 0) != n)
+		return -1;
+	return 0;
 }
 
 /* ---- transport parameters (RFC 9000 §18) ---- */

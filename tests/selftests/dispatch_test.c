@@ -351,10 +351,8 @@ static int send_initial(int fd, const uint8_t *dcid, uint32_t pn,
 			const char *alpn, const uint8_t *extra,
 			size_t extra_len)
 {
-	uint8_t hello[300], frame[1200], pkt[1500], scid[8];
-	struct cr_keys k;
+	uint8_t hello[300], frame[1200], scid[8];
 	size_t n = 0;
-	int len;
 
 	if (getrandom(scid, sizeof(scid), 0) != sizeof(scid))
 		return -1;
@@ -362,13 +360,8 @@ static int send_initial(int fd, const uint8_t *dcid, uint32_t pn,
 		n = cr_put_crypto(frame, 0, hello, build_hello(hello, alpn, 0));
 	memcpy(frame + n, extra, extra_len);
 	n += extra_len;
-	if (cr_initial_keys(&k, dcid, 8, 0))
-		return -1;
-	len = cr_initial_build(&k, dcid, 8, scid, sizeof(scid), pn, frame, n,
-			       1200, pkt, sizeof(pkt));
-	if (len < 0 || send(fd, pkt, len, 0) != len)
-		return -1;
-	return 0;
+	return cr_initial_send(fd, dcid, 8, scid, sizeof(scid), NULL, 0, pn,
+			       frame, n);
 }
 
 /* A client Initial from @fd carrying @len bytes at @off of @hello. */

@@ -263,25 +263,6 @@ static int pair_run(struct hs_pair *p, int family)
 	return tap_failed_checks ? -1 : 0;
 }
 
-static void side_free(struct hs_side *sd)
-{
-	if (sd->fd >= 0)
-		close(sd->fd);
-	if (sd->session)
-		gnutls_deinit(sd->session);
-	if (sd->cred)
-		gnutls_certificate_free_credentials(sd->cred);
-	sd->fd = -1;
-	sd->session = NULL;
-	sd->cred = NULL;
-}
-
-static void pair_free(struct hs_pair *p)
-{
-	side_free(&p->cli);
-	side_free(&p->srv);
-}
-
 /* The connection carries data both ways (with the keys just installed). */
 static void check_data(struct hs_pair *p)
 {
@@ -360,7 +341,7 @@ static void pair_ok(struct hs_pair *p, int family, int requested)
 		CHECK(gnutls_certificate_client_get_request_status(p->cli.session) == 1);
 	check_data(p);
 out:
-	pair_free(p);
+	tls_pair_free(p);
 }
 
 static void test_mtls_accepted(int family)
@@ -389,7 +370,7 @@ static void test_mtls_missing(int family)
 	mtls_pair(&p, 2, NULL);
 	if (!pair_run(&p, family))
 		check_refused(&p, GNUTLS_A_CERTIFICATE_REQUIRED);
-	pair_free(&p);
+	tls_pair_free(&p);
 }
 
 static void test_mtls_untrusted(int family)
@@ -403,7 +384,7 @@ static void test_mtls_untrusted(int family)
 	mtls_pair(&p, 2, cert("other-client.pem"));
 	if (!pair_run(&p, family))
 		check_refused(&p, GNUTLS_A_UNKNOWN_CA);
-	pair_free(&p);
+	tls_pair_free(&p);
 }
 
 static void test_null_hostname(int family)
@@ -427,7 +408,7 @@ static void test_null_hostname(int family)
 		check_data(&p);
 	}
 out:
-	pair_free(&p);
+	tls_pair_free(&p);
 }
 
 static void test_ca_file_client(int family)
@@ -440,19 +421,19 @@ static void test_ca_file_client(int family)
 	p.cli.host = "localhost";
 	if (!pair_run(&p, family))
 		CHECK(p.cli.ret == 0 && p.srv.ret == 0);
-	pair_free(&p);
+	tls_pair_free(&p);
 
 	/* another CA: the chain fails, with or without a host name */
 	setenv("QUIC_CA_FILE", cert("other-ca.pem"), 1);
 	memset(&p, 0, sizeof(p));
 	if (!pair_run(&p, family))
 		CHECK(p.cli.ret == -EKEYREJECTED && p.srv.ret < 0);
-	pair_free(&p);
+	tls_pair_free(&p);
 	memset(&p, 0, sizeof(p));
 	p.cli.host = "localhost";
 	if (!pair_run(&p, family))
 		CHECK(p.cli.ret == -EKEYREJECTED && p.srv.ret < 0);
-	pair_free(&p);
+	tls_pair_free(&p);
 }
 
 static const struct {
@@ -494,7 +475,7 @@ static void test_cipher_pinned(int family)
 			other->ca = cert("ca.pem");
 			p.cli.host = NULL;
 			if (pair_run(&p, family)) {
-				pair_free(&p);
+				tls_pair_free(&p);
 				return;
 			}
 			got = other->session ? gnutls_cipher_get(other->session) :
@@ -506,7 +487,7 @@ static void test_cipher_pinned(int family)
 			      got == ciphers[i].cipher);
 			if (!p.cli.ret && !p.srv.ret)
 				check_data(&p);
-			pair_free(&p);
+			tls_pair_free(&p);
 		}
 	}
 }
@@ -560,9 +541,9 @@ static void resume(int family, int simple)
 			CHECK(ret == 0 && len > 0);
 		}
 		check_data(&p);
-		pair_free(&p);
+		tls_pair_free(&p);
 	}
-	pair_free(&p);
+	tls_pair_free(&p);
 	gnutls_free(tkey.data);
 }
 

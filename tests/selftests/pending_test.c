@@ -160,7 +160,6 @@ static int send_initial_with(int fd, const uint8_t *dcid, uint32_t pn,
 			     const uint8_t *extra, size_t extra_len, int forge)
 {
 	uint8_t id[8], scid[8], hello[300], frame[400], pkt[1500];
-	struct cr_keys k;
 	size_t n;
 	int len;
 
@@ -181,10 +180,8 @@ static int send_initial_with(int fd, const uint8_t *dcid, uint32_t pn,
 		return -1;
 	memcpy(frame + n, extra, extra_len);
 	n += extra_len;
-	if (cr_initial_keys(&k, dcid, 8, 0))
-		return -1;
-	len = cr_initial_build(&k, dcid, 8, scid, sizeof(scid), pn, frame, n,
-			       1200, pkt, sizeof(pkt));
+	len = cr_initial_make(dcid, 8, scid, sizeof(scid), NULL, 0, pn, frame,
+			      n, pkt, sizeof(pkt));
 	if (len < 0)
 		return -1;
 	if (forge)

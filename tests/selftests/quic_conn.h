@@ -424,6 +424,30 @@ static inline int recv_event(int fd, int type, union quic_event *ev)
 	return 0;
 }
 
+/*
+ * One end of a test connection with its own GnuTLS session: its socket,
+ * session and credentials closed and freed, the fields left empty.
+ */
+static inline void tls_end_free(int *fd, gnutls_session_t *session,
+				gnutls_certificate_credentials_t *cred)
+{
+	if (*fd >= 0)
+		close(*fd);
+	if (*session)
+		gnutls_deinit(*session);
+	if (*cred)
+		gnutls_certificate_free_credentials(*cred);
+	*fd = -1;
+	*session = NULL;
+	*cred = NULL;
+}
+
+/* Both ends of @p, a struct with members cli and srv (fd, session, cred). */
+#define tls_pair_free(p) do {						\
+	tls_end_free(&(p)->cli.fd, &(p)->cli.session, &(p)->cli.cred);	\
+	tls_end_free(&(p)->srv.fd, &(p)->srv.session, &(p)->srv.cred);	\
+} while (0)
+
 /* ---- a byte pattern that shows any lost, repeated or moved byte ---- */
 
 static inline uint8_t pattern_byte(int64_t sid, uint64_t off)

@@ -188,19 +188,6 @@ static void *srv_main(void *arg)
 	return NULL;
 }
 
-static void ep_free(struct ep *e)
-{
-	if (e->fd >= 0)
-		close(e->fd);
-	if (e->session)
-		gnutls_deinit(e->session);
-	if (e->cred)
-		gnutls_certificate_free_credentials(e->cred);
-	e->fd = -1;
-	e->session = NULL;
-	e->cred = NULL;
-}
-
 /*
  * A connection on loopback with both handshakes done and a request and
  * answer carried over it.  Returns 0, or -1 after a failed CHECK (the
@@ -263,12 +250,6 @@ static int rs_connect(struct rs_pair *p, int family)
 	CHECK(quic_recvmsg(p->srv.fd, buf, sizeof(buf), &sid, &flags) == 7);
 	CHECK(quic_sendmsg(p->srv.fd, "ok", 2, sid, MSG_QUIC_STREAM_FIN) == 2);
 	return tap_failed_checks ? -1 : 0;
-}
-
-static void rs_free(struct rs_pair *p)
-{
-	ep_free(&p->cli);
-	ep_free(&p->srv);
 }
 
 /* @buf holds whole NewSessionTicket messages (type 4) only. */
@@ -336,7 +317,7 @@ static int first_session(int family, int simple_srv, const gnutls_datum_t *key,
 			full->session = NULL;	/* counts only */
 		}
 	}
-	rs_free(&p);
+	tls_pair_free(&p);
 	return ret;
 }
 
@@ -392,7 +373,7 @@ static void resume_run(int family, const struct resume_case *rc)
 	p.srv.key = rc->key;
 	if (!rs_connect(&p, family))
 		rc->check(&full, &d, &p);
-	rs_free(&p);
+	tls_pair_free(&p);
 out:
 	gnutls_free(d.data);
 }
@@ -517,7 +498,7 @@ static void test_event_ticket_resumes(int family)
 	CHECK(gnutls_handshake_write(p.cli.session, GNUTLS_ENCRYPTION_LEVEL_APPLICATION,
 				     ev + 1, (size_t)n - 1) == 0);
 	CHECK(gnutls_session_get_data2(p.cli.session, &d) == 0);
-	rs_free(&p);
+	tls_pair_free(&p);
 	if (tap_failed_checks)
 		goto out;
 
@@ -530,7 +511,7 @@ static void test_event_ticket_resumes(int family)
 		CHECK(p.cli.certs == 0);
 	}
 out:
-	rs_free(&p);
+	tls_pair_free(&p);
 	gnutls_free(d.data);
 }
 
@@ -558,7 +539,7 @@ static void test_no_event_unless_on(int family)
 	}
 	CHECK(errno == EAGAIN);
 out:
-	rs_free(&p);
+	tls_pair_free(&p);
 }
 
 /*
@@ -636,7 +617,7 @@ static void test_receive_session_ticket(int family)
 				    buf, &len));
 		CHECK(is_tickets(buf, len));
 	}
-	rs_free(&p);
+	tls_pair_free(&p);
 }
 
 static const struct conn_test tests[] = {

@@ -256,9 +256,8 @@ static void test_no_retry(int family)
 /* A crafted first Initial of a new connection, with @token if any. */
 static int send_initial(int fd, const uint8_t *token, size_t token_len)
 {
-	uint8_t dcid[8], scid[8], hello[300], frame[400], pkt[1500];
-	struct cr_keys k;
-	int n, len;
+	uint8_t dcid[8], scid[8], hello[300], frame[400];
+	int n;
 
 	if (getrandom(dcid, sizeof(dcid), 0) != sizeof(dcid) ||
 	    getrandom(scid, sizeof(scid), 0) != sizeof(scid))
@@ -269,13 +268,8 @@ static int send_initial(int fd, const uint8_t *token, size_t token_len)
 	hello[2] = (sizeof(hello) - 4) >> 8;
 	hello[3] = (sizeof(hello) - 4) & 0xff;
 	n = cr_put_crypto(frame, 0, hello, sizeof(hello));
-	if (cr_initial_keys(&k, dcid, 8, 0))
-		return -1;
-	len = cr_long_build(&k, CR_LONG_INITIAL, dcid, 8, scid, 8, token,
-			    token_len, 0, frame, n, 1200, pkt, sizeof(pkt));
-	if (len < 0 || send(fd, pkt, len, 0) != len)
-		return -1;
-	return 0;
+	return cr_initial_send(fd, dcid, 8, scid, 8, token, token_len, 0,
+			       frame, n);
 }
 
 /* A UDP socket connected to @ss, with a receive timeout of 1 s. */
