@@ -26,11 +26,17 @@
  * before, in v1, can only be ACKs (RFC 9369 §3 allows that: the server
  * cannot send CRYPTO data before it has the client's parameters).  The
  * client's Initials in v1 are still read, with the original keys kept in
- * compat_rx, until the Initial space is discarded (RFC 9369 §3: not before
- * a Handshake packet of the negotiated version).  A listener preferring v1
+ * compat_rx (charged to the socket), until the handshake is complete:
+ * then a Handshake packet of the negotiated version was read (RFC 9369
+ * §4.1 allows no sooner) and quic_compat_discard() frees them.  A listener preferring v1
  * (the default) answers in the client's version, as before.
  *
- * 0-RTT is not involved: the module sends none yet.
+ * 0-RTT (RFC 9369 §4.1).  A client never sends 0-RTT packets once it moved
+ * (early_data.c): only its first flight, in the original version, can
+ * carry some.  A server that moved reads 0-RTT packets of the original
+ * version only: their keys are derived with its labels (RFC 9369 §3.3.2,
+ * quic_compat_early_secret()); 0-RTT packets in the negotiated version,
+ * which the client must not send, are dropped.
  */
 
 #include "compatvn.h"
@@ -49,6 +55,33 @@ void quic_compat_init(struct sock *sk)
 	INIT_WORK(&qs->compat_work, quic_compat_work);
 }
 
+/* The original version's Initial keys of a server that moved. */
+static void quic_compat_rx_free(struct sock *sk)
+{
+	struct quic_sock *qs = quic_sk(sk);
+
+	if (!qs->compat_rx)
+		return;
+	quic_crypto_ctx_free(qs->compat_rx);
+	quic_obj_free(sk, qs->compat_rx, sizeof(*qs->compat_rx));
+	qs->compat_rx = NULL;
+}
+
+/**
+ * quic_compat_discard - a server's handshake is complete
+ * @sk: the connection, socket lock held, process context
+ *
+ * The client's Finished came in a Handshake packet of the negotiated
+ * version: the original version's Initial keys may go (RFC 9369 §4.1).
+ */
+void quic_compat_discard(struct sock *sk)
+{
+	if (quic_sk(sk)->handshake_done ||
+	    quic_sk(sk)->space[QUIC_PN_SPACE_HANDSHAKE].largest_rx !=
+	    QUIC_PN_NONE)
+		quic_compat_rx_free(sk);
+}
+
 /* Process context, no socket lock held: the socket is being destroyed. */
 void quic_compat_free(struct sock *sk)
 {
@@ -56,11 +89,7 @@ void quic_compat_free(struct sock *sk)
 
 	if (cancel_work_sync(&qs->compat_work))
 		__sock_put(sk);	/* the reference of the work not run */
-	if (qs->compat_rx) {
-		quic_crypto_ctx_free(qs->compat_rx);
-		kfree(qs->compat_rx);
-		qs->compat_rx = NULL;
-	}
+	quic_compat_rx_free(sk);
 }
 
 /* The DCID the Initial keys come from (RFC 9001 §5.2, §5.8). */
@@ -114,6 +143,9 @@ struct quic_crypto_ctx *quic_compat_rx_ctx(struct sock *sk,
 {
 	struct quic_sock *qs = quic_sk(sk);
 
+	if (hdr->type == QUIC_PKT_0RTT && qs->compat_orig)
+		return qs->is_server && hdr->version == qs->compat_orig ?
+		       &qs->crypto : NULL;
 	if (hdr->type == QUIC_PKT_1RTT || hdr->version == qs->version)
 		return &qs->crypto;
 	if (qs->is_server && qs->compat_rx && hdr->type == QUIC_PKT_INITIAL &&
@@ -202,7 +234,7 @@ int quic_compat_server(struct sock *sk, const struct quic_transport_params *tp)
 	    !quic_tp_has(&qs->local_tp, QUIC_TPB_VERSION_INFORMATION) ||
 	    !quic_compat_offered(tp, to))
 		return 0;
-	orig = kmalloc(sizeof(*orig), GFP_KERNEL);
+	orig = quic_obj_alloc(sk, sizeof(*orig), GFP_KERNEL);
 	if (!orig)
 		return -ENOMEM;
 	quic_crypto_ctx_init(orig);
@@ -213,7 +245,7 @@ int quic_compat_server(struct sock *sk, const struct quic_transport_params *tp)
 				       quic_compat_key_dcid(qs), true);
 	if (err) {
 		quic_crypto_ctx_free(orig);
-		kfree(orig);
+		quic_obj_free(sk, orig, sizeof(*orig));
 		return err;
 	}
 	qs->compat_rx = orig;
@@ -222,4 +254,29 @@ int quic_compat_server(struct sock *sk, const struct quic_transport_params *tp)
 	qs->local_tp.version_info.chosen = to;
 	QUIC_INC_STATS(COMPAT_VN, 1);
 	return 0;
+}
+
+/**
+ * quic_compat_early_secret - a server installs its 0-RTT receive key
+ * @sk: the connection, socket lock held
+ * @s: the secret
+ *
+ * The client's 0-RTT packets are in the version its ClientHello was sent
+ * in: after a move, the key is derived with that version's labels.
+ *
+ * Return: 0, or a negative errno.
+ */
+int quic_compat_early_secret(struct sock *sk,
+			     const struct quic_crypto_secret *s)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	int err;
+
+	if (!qs->compat_orig)
+		return quic_crypto_set_secret(&qs->crypto, s);
+	err = quic_crypto_set_version(&qs->crypto, qs->compat_orig);
+	if (!err)
+		err = quic_crypto_set_secret(&qs->crypto, s);
+	quic_crypto_set_version(&qs->crypto, qs->version);
+	return err;
 }

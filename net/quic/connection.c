@@ -108,6 +108,7 @@ void quic_conn_init(struct sock *sk)
 	quic_key_update_init(sk);
 	quic_retry_init(sk);
 	quic_compat_init(sk);
+	quic_early_data_sock_init(sk);
 }
 
 void quic_conn_free(struct sock *sk)
@@ -119,6 +120,7 @@ void quic_conn_free(struct sock *sk)
 	quic_key_update_free(sk);
 	quic_retry_free(sk);
 	quic_compat_free(sk);
+	quic_early_data_sock_free(sk);
 	quic_streams_free(sk);
 	quic_cid_set_free(sk, &qs->cids);
 	for (i = 0; i < QUIC_PN_SPACE_MAX; i++)

@@ -25,23 +25,31 @@
  * readable after the handshake completes (recvmsg() gives no stream data
  * to a connecting socket, where libquic reads handshake messages).  0-RTT
  * keys stop being used three PTOs after the first 1-RTT packet (RFC 9001
- * §4.9.3).
+ * §4.9.3), and are freed (discard_work) at the first packet read after
+ * that; a client frees its 0-RTT key when its 1-RTT keys are in.
  *
  * Replay filter.  The ClientHello.random of every connection whose 0-RTT
- * receive key is installed is remembered, module-wide, for
- * QUIC_REPLAY_WINDOW; a second install for the same random (a replayed
+ * receive key is installed is remembered, per network namespace (a
+ * replayed flight reaches the namespace of the address it was sent to),
+ * for QUIC_REPLAY_WINDOW; a second install for the same random (a replayed
  * first flight, whoever runs the handshake: another process, another
  * listener socket on the same port) is refused with -EALREADY, so that its
  * 0-RTT packets are never read.  The filter holds QUIC_REPLAY_SLOTS
- * entries; when all are younger than the window, installs are refused
- * with -EBUSY: no 0-RTT rather than an unprotected one.  Older replays are
- * refused by TLS itself (libquic's GnuTLS anti-replay window, 10 s).
+ * entries, allocated at the namespace's first 0-RTT key (or -ENOMEM: no
+ * 0-RTT) and freed with the namespace; when all are younger than the
+ * window, installs are refused with -EBUSY: no 0-RTT rather than an
+ * unprotected one.  Older replays are refused by TLS itself (libquic's
+ * GnuTLS anti-replay window, 10 s).
  */
 
 #include <linux/jiffies.h>
+#include <linux/mm.h>
 #include <linux/spinlock.h>
+#include <net/net_namespace.h>
+#include <net/netns/generic.h>
 #include <net/sock.h>
 
+#include "compatvn.h"
 #include "socket.h"
 
 #define QUIC_REPLAY_SLOTS	4096
@@ -59,28 +67,46 @@ struct quic_replay_slot {
 	bool		used;
 };
 
-/* protected by quic_replay_lock */
-static struct quic_replay_slot quic_replay[QUIC_REPLAY_SLOTS];
-static unsigned int quic_replay_next;	/* the oldest slot, written next */
-static DEFINE_SPINLOCK(quic_replay_lock);
+/* A network namespace's replay filter. */
+struct quic_replay_net {
+	spinlock_t		lock;	/* protects slots and next */
+	/* QUIC_REPLAY_SLOTS of them, made at first use */
+	struct quic_replay_slot	*slots;
+	unsigned int		next;	/* the oldest slot, written next */
+};
 
-/* Remember @random; -EALREADY if it was seen, -EBUSY if there is no room. */
-static int quic_replay_check(const u8 *random)
+static unsigned int quic_replay_net_id __read_mostly;
+
+/*
+ * Remember @random in @net's filter; -EALREADY if it was seen, -EBUSY if
+ * there is no room, -ENOMEM.  Process context.
+ */
+static int quic_replay_check(struct net *net, const u8 *random)
 {
+	struct quic_replay_net *rn = net_generic(net, quic_replay_net_id);
+	struct quic_replay_slot *slot, *slots = NULL;
 	unsigned long now = jiffies;
-	struct quic_replay_slot *slot;
 	int i, err = 0;
 
-	spin_lock_bh(&quic_replay_lock);
+	if (!READ_ONCE(rn->slots)) {
+		slots = kvcalloc(QUIC_REPLAY_SLOTS, sizeof(*slots), GFP_KERNEL);
+		if (!slots)
+			return -ENOMEM;
+	}
+	spin_lock_bh(&rn->lock);
+	if (!rn->slots) {
+		WRITE_ONCE(rn->slots, slots);
+		slots = NULL;
+	}
 	for (i = 0; i < QUIC_REPLAY_SLOTS; i++) {
-		slot = &quic_replay[i];
+		slot = &rn->slots[i];
 		if (slot->used && time_before(now, slot->expires) &&
 		    !memcmp(slot->random, random, QUIC_HELLO_RANDOM_LEN)) {
 			err = -EALREADY;
 			goto out;
 		}
 	}
-	slot = &quic_replay[quic_replay_next];
+	slot = &rn->slots[rn->next];
 	if (slot->used && time_before(now, slot->expires)) {
 		err = -EBUSY;
 		goto out;
@@ -88,10 +114,94 @@ static int quic_replay_check(const u8 *random)
 	memcpy(slot->random, random, QUIC_HELLO_RANDOM_LEN);
 	slot->expires = now + QUIC_REPLAY_WINDOW;
 	slot->used = true;
-	quic_replay_next = (quic_replay_next + 1) % QUIC_REPLAY_SLOTS;
+	rn->next = (rn->next + 1) % QUIC_REPLAY_SLOTS;
 out:
-	spin_unlock_bh(&quic_replay_lock);
+	spin_unlock_bh(&rn->lock);
+	kvfree(slots);		/* another install made them first */
 	return err;
+}
+
+static int __net_init quic_replay_net_init(struct net *net)
+{
+	struct quic_replay_net *rn = net_generic(net, quic_replay_net_id);
+
+	spin_lock_init(&rn->lock);
+	rn->slots = NULL;
+	rn->next = 0;
+	return 0;
+}
+
+static void __net_exit quic_replay_net_exit(struct net *net)
+{
+	struct quic_replay_net *rn = net_generic(net, quic_replay_net_id);
+
+	kvfree(rn->slots);
+	rn->slots = NULL;
+}
+
+static struct pernet_operations quic_replay_net_ops = {
+	.init = quic_replay_net_init,
+	.exit = quic_replay_net_exit,
+	.id = &quic_replay_net_id,
+	.size = sizeof(struct quic_replay_net),
+};
+
+int quic_early_data_init(void)
+{
+	return register_pernet_subsys(&quic_replay_net_ops);
+}
+
+void quic_early_data_exit(void)
+{
+	unregister_pernet_subsys(&quic_replay_net_ops);
+}
+
+/*
+ * Process context, socket lock held: the 0-RTT keys can no longer be used
+ * (a client's once its 1-RTT keys are in, a server's once rx_closed): they
+ * go now rather than with the socket.
+ */
+static void quic_early_data_discard(struct sock *sk)
+{
+	quic_crypto_discard(&quic_sk(sk)->crypto, QUIC_CRYPTO_EARLY);
+}
+
+static void quic_early_data_discard_work(struct work_struct *work)
+{
+	struct quic_sock *qs = container_of(work, struct quic_sock,
+					    early.discard_work);
+	struct sock *sk = &qs->inet.sk;
+
+	lock_sock(sk);
+	if (qs->early.rx_closed)
+		quic_early_data_discard(sk);
+	release_sock(sk);
+	sock_put(sk);		/* quic_queue_work()'s */
+}
+
+void quic_early_data_sock_init(struct sock *sk)
+{
+	INIT_WORK(&quic_sk(sk)->early.discard_work,
+		  quic_early_data_discard_work);
+}
+
+/* Process context, no socket lock held: the socket is being destroyed. */
+void quic_early_data_sock_free(struct sock *sk)
+{
+	if (cancel_work_sync(&quic_sk(sk)->early.discard_work))
+		__sock_put(sk);	/* the reference of the work not run */
+}
+
+/* Server: 0-RTT packets are no longer read; their keys go soon. */
+static void quic_early_data_rx_close(struct sock *sk)
+{
+	struct quic_early *e = &quic_sk(sk)->early;
+
+	if (e->rx_closed)
+		return;
+	e->rx_closed = true;
+	if (quic_crypto_ready(&quic_sk(sk)->crypto, QUIC_CRYPTO_EARLY, false))
+		quic_queue_work(sk, &e->discard_work);
 }
 
 /* Client: the server's parameters remembered for 0-RTT (sockopt.c). */
@@ -143,12 +253,16 @@ bool quic_early_data_stream_live(const struct sock *sk)
  * Output: may the APP space go out in 0-RTT packets now?  Only after the
  * ClientHello is written, so that the first 0-RTT packet follows the
  * Initial in the same datagram, and never after 1-RTT keys (§4.9.3).
+ * Never once the server moved us to another version either (RFC 9369 §4.1:
+ * no 0-RTT in the negotiated version, and every packet we send is in it):
+ * what waits, or is lost, goes in 1-RTT.
  */
 bool quic_early_data_can_send(struct sock *sk)
 {
 	struct quic_sock *qs = quic_sk(sk);
 
 	return !qs->is_server && qs->early.tp_applied && !qs->early.rejected &&
+	       !qs->compat_orig && !qs->compat_to &&
 	       qs->space[QUIC_PN_SPACE_INITIAL].crypto_tx.sent &&
 	       quic_crypto_ready(&qs->crypto, QUIC_CRYPTO_EARLY, true) &&
 	       !quic_crypto_ready(&qs->crypto, QUIC_CRYPTO_APP, true);
@@ -268,10 +382,10 @@ static int quic_early_data_reject(struct sock *sk)
 {
 	struct quic_sock *qs = quic_sk(sk);
 
-	if (!quic_crypto_ready(&qs->crypto, QUIC_CRYPTO_EARLY, true))
-		return -EINVAL;		/* nothing to withdraw */
 	if (quic_crypto_ready(&qs->crypto, QUIC_CRYPTO_APP, true))
 		return -EISCONN;	/* too late: 1-RTT is in use */
+	if (!quic_crypto_ready(&qs->crypto, QUIC_CRYPTO_EARLY, true))
+		return -EINVAL;		/* nothing to withdraw */
 	if (qs->early.rejected)
 		return 0;
 	qs->early.rejected = true;
@@ -315,12 +429,12 @@ int quic_early_data_secret(struct sock *sk, const struct quic_crypto_secret *s)
 		return -ENODATA;	/* no ClientHello seen whole */
 	if (!quic_crypto_cipher(s->type))
 		return -EINVAL;
-	err = quic_replay_check(e->hello_random);
+	err = quic_replay_check(sock_net(sk), e->hello_random);
 	if (err) {
 		QUIC_INC_STATS(EARLY_REPLAY, 1);
 		return err;
 	}
-	return quic_crypto_set_secret(&qs->crypto, s);
+	return quic_compat_early_secret(sk, s);
 }
 
 /*
@@ -331,7 +445,7 @@ int quic_early_data_secret(struct sock *sk, const struct quic_crypto_secret *s)
  * 0-RTT key: a ticket without early_data), streams written under the
  * remembered limits take the server's, as after a rejection.
  */
-int quic_early_data_app_key(struct sock *sk)
+static int quic_early_data_app_limits(struct sock *sk)
 {
 	struct quic_sock *qs = quic_sk(sk);
 	const struct quic_transport_params *old = &qs->early.tp;
@@ -376,6 +490,26 @@ int quic_early_data_app_key(struct sock *sk)
 	return 0;
 }
 
+/*
+ * The 1-RTT send key is in (process context, socket lock held).  Client:
+ * the limits above, then the 0-RTT key goes (RFC 9001 §4.9.3: no 0-RTT
+ * after 1-RTT keys).  Server: the handshake is complete (libquic installs
+ * its 1-RTT keys then), and the original version's Initial keys of a
+ * compatible version negotiation go (compatvn.c).
+ */
+int quic_early_data_app_key(struct sock *sk)
+{
+	int err;
+
+	if (quic_sk(sk)->is_server) {
+		quic_compat_discard(sk);
+		return 0;
+	}
+	err = quic_early_data_app_limits(sk);
+	quic_early_data_discard(sk);
+	return err;
+}
+
 /* Server: what to do with a 0-RTT packet that arrived. */
 enum quic_early_rx quic_early_data_rx(struct sock *sk)
 {
@@ -387,7 +521,7 @@ enum quic_early_rx quic_early_data_rx(struct sock *sk)
 	if (quic_crypto_ready(&qs->crypto, QUIC_CRYPTO_EARLY, false)) {
 		if (!e->rx_close_at || quic_now() < e->rx_close_at)
 			return QUIC_EARLY_RX_READ;
-		e->rx_closed = true;
+		quic_early_data_rx_close(sk);
 		return QUIC_EARLY_RX_DROP;
 	}
 	/* No 0-RTT key once the 1-RTT ones are in: it was not accepted. */
@@ -407,9 +541,15 @@ void quic_early_data_on_rx(struct sock *sk, u8 level)
 		QUIC_INC_STATS(EARLY_RECV, 1);
 		return;
 	}
-	if (level != QUIC_CRYPTO_APP || !qs->is_server || e->rx_close_at ||
+	if (level != QUIC_CRYPTO_APP || !qs->is_server || e->rx_closed ||
 	    !quic_crypto_ready(&qs->crypto, QUIC_CRYPTO_EARLY, false))
 		return;
+	/* The keys go at the first 1-RTT packet after the 3 PTO. */
+	if (e->rx_close_at) {
+		if (quic_now() >= e->rx_close_at)
+			quic_early_data_rx_close(sk);
+		return;
+	}
 	e->rx_close_at = quic_now() +
 			 3 * quic_pto_duration(&qs->rtt, 0, QUIC_PN_SPACE_APP);
 }

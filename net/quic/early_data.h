@@ -23,6 +23,7 @@
 #define _NET_QUIC_EARLY_DATA_H
 
 #include <linux/types.h>
+#include <linux/workqueue.h>
 
 #include "transport_param.h"
 
@@ -47,6 +48,8 @@ struct quic_early {
 	u8	hello_random[QUIC_HELLO_RANDOM_LEN];
 	/* Listener: the DCID of the Initial accept() is setting up. */
 	struct quic_cid accepting;
+	/* Server: drops the 0-RTT keys once rx_closed (process context). */
+	struct work_struct discard_work;
 };
 
 /* What to do with a received 0-RTT packet (quic_early_data_rx()). */
@@ -56,6 +59,10 @@ enum quic_early_rx {
 	QUIC_EARLY_RX_DROP,
 };
 
+int quic_early_data_init(void);
+void quic_early_data_exit(void);
+void quic_early_data_sock_init(struct sock *sk);
+void quic_early_data_sock_free(struct sock *sk);
 void quic_early_data_remote_tp(struct sock *sk,
 			       const struct quic_transport_params *tp);
 int quic_early_data_send_check(struct sock *sk);

@@ -155,9 +155,12 @@ static int __init quic_init(void)
 	err = quic_cid_table_init();
 	if (err)
 		goto err_proc;
-	err = proto_register(&quic_prot, 1);
+	err = quic_early_data_init();
 	if (err)
 		goto err_cid;
+	err = proto_register(&quic_prot, 1);
+	if (err)
+		goto err_early;
 	err = proto_register(&quicv6_prot, 1);
 	if (err)
 		goto err_proto;
@@ -179,6 +182,8 @@ err_protosw:
 	proto_unregister(&quicv6_prot);
 err_proto:
 	proto_unregister(&quic_prot);
+err_early:
+	quic_early_data_exit();
 err_cid:
 	quic_cid_table_exit();
 err_proc:
@@ -198,6 +203,7 @@ static void __exit quic_exit(void)
 	quic_protosw_unregister(quic_protosw, ARRAY_SIZE(quic_protosw), false);
 	proto_unregister(&quicv6_prot);
 	proto_unregister(&quic_prot);
+	quic_early_data_exit();
 	quic_cid_table_exit();
 	quic_proc_exit();
 	quic_sysctl_exit();

@@ -103,7 +103,63 @@ struct relay {
 	unsigned char dgram[RELAY_MAX][1500];
 	size_t len[RELAY_MAX];
 	int n;
+	int zrtt_v1, zrtt_v2;	/* the client's 0-RTT packets, by version */
 };
+
+#define QUIC_V1		0x00000001u
+#define QUIC_V2		0x6b3343cfu
+
+static int get_varint(const unsigned char *p, size_t len, size_t *off,
+		      uint64_t *v)
+{
+	size_t n, i;
+
+	if (*off >= len)
+		return -1;
+	n = (size_t)1 << (p[*off] >> 6);
+	if (*off + n > len)
+		return -1;
+	*v = p[*off] & 0x3f;
+	for (i = 1; i < n; i++)
+		*v = (*v << 8) | p[*off + i];
+	*off += n;
+	return 0;
+}
+
+/*
+ * Count the 0-RTT packets among the coalesced long header packets of a
+ * datagram: type 1 in v1, type 2 in v2 (RFC 9369 §3.2); Initials (type 0
+ * in v1, 1 in v2) have a token before the Length.
+ */
+static void relay_count_0rtt(struct relay *r, const unsigned char *p,
+			     size_t len)
+{
+	size_t off = 0, pos;
+	uint64_t v, plen;
+	uint32_t version;
+	int type, initial;
+
+	while (off + 7 <= len && (p[off] & 0x80)) {
+		version = (uint32_t)p[off + 1] << 24 | p[off + 2] << 16 |
+			  p[off + 3] << 8 | p[off + 4];
+		type = (p[off] >> 4) & 3;
+		pos = off + 5;
+		pos += 1 + p[pos];			/* DCID */
+		if (pos >= len)
+			return;
+		pos += 1 + p[pos];			/* SCID */
+		initial = version == QUIC_V2 ? type == 1 : type == 0;
+		if (initial && (get_varint(p, len, &pos, &v) || (pos += v) > len))
+			return;
+		if (get_varint(p, len, &pos, &plen))
+			return;
+		if (version == QUIC_V1 && type == 1)
+			r->zrtt_v1++;
+		if (version == QUIC_V2 && type == 2)
+			r->zrtt_v2++;
+		off = pos + plen;
+	}
+}
 
 static int same_addr(const struct sockaddr_storage *a, socklen_t alen,
 		     const struct sockaddr_storage *b, socklen_t blen)
@@ -137,6 +193,7 @@ static void *relay_main(void *arg)
 		}
 		r->cli = from;
 		r->cli_len = flen;
+		relay_count_0rtt(r, buf, n);
 		/* Long header, Initial (0xc0) or 0-RTT (0xd0), fixed bit set. */
 		if ((buf[0] & 0xe0) == 0xc0 && r->n < RELAY_MAX &&
 		    (size_t)n <= sizeof(r->dgram[0])) {
@@ -307,25 +364,6 @@ static int round_run(struct round *rd)
 	return rd->cli.ret || rd->srv.ret ? -1 : 0;
 }
 
-static void side_free(struct side *s)
-{
-	if (s->fd >= 0)
-		close(s->fd);
-	if (s->session)
-		gnutls_deinit(s->session);
-	if (s->cred)
-		gnutls_certificate_free_credentials(s->cred);
-	s->fd = -1;
-	s->session = NULL;
-	s->cred = NULL;
-}
-
-static void round_free(struct round *rd)
-{
-	side_free(&rd->cli);
-	side_free(&rd->srv);
-}
-
 /* The first connection: a ticket and the server's parameters. */
 static int first_round(struct round *rd, struct memo *m)
 {
@@ -345,7 +383,7 @@ static int first_round(struct round *rd, struct memo *m)
 	m->have_tp = 1;
 	printf("# session data %zu bytes; server max_data %llu, max_streams_bidi %u\n",
 	       m->len, (unsigned long long)m->tp.max_data, m->tp.max_streams_bidi);
-	round_free(rd);
+	tls_pair_free(rd);
 	return tap_failed_checks ? -1 : 0;
 }
 
@@ -398,7 +436,7 @@ static void accepted(int family, size_t len)
 	CHECK(d[ST_RECV] == d[ST_SENT] && d[ST_DROP] == 0);
 	if (len > 2000)
 		CHECK(d[ST_SENT] >= 3);
-	round_free(&rd);
+	tls_pair_free(&rd);
 	close(rd.lfd);
 }
 
@@ -438,7 +476,64 @@ static void test_rejected(int family)
 		check_early_read(rd.srv.fd, data, sizeof(data));
 	stats_delta(before, d);
 	CHECK(d[ST_SENT] >= 2 && d[ST_RECV] == 0 && d[ST_REJECTED] == 1);
-	round_free(&rd);
+	tls_pair_free(&rd);
+	close(rd.lfd);
+}
+
+/*
+ * Compatible version negotiation (RFC 9369 §4.1): a v1 client with 0-RTT
+ * data to a listener that now prefers v2.  Its first flight carries 0-RTT
+ * in v1, which the server, moved to v2, reads with the keys of v1; the
+ * client sends no 0-RTT packet in v2 (more data than the first flight
+ * carries, so that some is written after the move, goes in 1-RTT), and
+ * the server reads all of it, once.
+ */
+static void test_compat_v2(int family)
+{
+	static unsigned char data[20000];
+	struct quic_config v2 = { .version = QUIC_V2 };
+	long long before[ST_MAX], d[ST_MAX];
+	struct sockaddr_storage front;
+	socklen_t front_len;
+	struct round rd = {};
+	struct memo m = {};
+	struct relay r;
+	struct quic_config c;
+	socklen_t len = sizeof(c);
+
+	pattern_fill(data, 0, 0, sizeof(data));
+	CHECK_OK(listener_open(&rd, family));
+	if (first_round(&rd, &m))
+		return;
+	CHECK_OK(setsockopt(rd.lfd, SOL_QUIC, QUIC_SOCKOPT_CONFIG, &v2,
+			    sizeof(v2)));
+	if (tap_failed_checks || relay_start(&r, family, &rd.addr, rd.addr_len,
+					     &front, &front_len)) {
+		CHECK(0);
+		close(rd.lfd);
+		return;
+	}
+	rd.addr = front;
+	rd.addr_len = front_len;
+	rd.in = &m;
+	rd.set_tp = 1;
+	rd.early = data;
+	rd.early_len = sizeof(data);
+	stats_read(before);
+	CHECK(round_run(&rd) == 0);
+	CHECK(rd.early_ret == (int)sizeof(data));
+	CHECK_OK(getsockopt(rd.cli.fd, SOL_QUIC, QUIC_SOCKOPT_CONFIG, &c, &len));
+	CHECK(c.version == QUIC_V2);
+	if (!rd.cli.ret && !rd.srv.ret)
+		check_early_read(rd.srv.fd, data, sizeof(data));
+	stats_delta(before, d);
+	relay_stop(&r);
+	close(r.fd);
+	printf("# 0-RTT packets from the client: %d in v1, %d in v2\n",
+	       r.zrtt_v1, r.zrtt_v2);
+	CHECK(r.zrtt_v1 >= 1 && r.zrtt_v2 == 0);
+	CHECK(d[ST_RECV] >= 1);
+	tls_pair_free(&rd);
 	close(rd.lfd);
 }
 
@@ -470,7 +565,7 @@ static void test_no_remote_tp(int family)
 		check_early_read(rd.srv.fd, EARLY_MSG, strlen(EARLY_MSG));
 	stats_delta(before, d);
 	CHECK(d[ST_SENT] == 0 && d[ST_RECV] == 0);
-	round_free(&rd);
+	tls_pair_free(&rd);
 	close(rd.lfd);
 }
 
@@ -501,7 +596,7 @@ static void test_no_early_key(int family)
 		check_early_read(rd.srv.fd, EARLY_MSG, strlen(EARLY_MSG));
 	stats_delta(before, d);
 	CHECK(d[ST_SENT] == 0 && d[ST_RECV] == 0 && d[ST_REJECTED] == 0);
-	round_free(&rd);
+	tls_pair_free(&rd);
 	close(rd.lfd);
 }
 
@@ -682,7 +777,7 @@ static void replay(int family, int other)
 	relay_stop(&r);
 	printf("# recorded %d datagrams of the first flight\n", r.n);
 	CHECK(r.n >= 1);
-	round_free(&rd);
+	tls_pair_free(&rd);
 	if (tap_failed_checks)
 		goto out;
 
@@ -743,6 +838,8 @@ static const struct conn_test tests[] = {
 	  test_no_early_key, 0 },
 	{ "QUIC_SOCKOPT_TRANSPORT_PARAM remote = 1: set, read, limits, fixed",
 	  test_remote_tp_sockopt, FAM_BOTH },
+	{ "0-RTT to a listener preferring v2: v1 0-RTT read, none in v2, data once",
+	  test_compat_v2, FAM_BOTH },
 	{ "a replayed first flight delivers no early data (same process)",
 	  test_replay_same, 0 },
 	{ "a replayed first flight delivers no early data (another process)",
