@@ -80,6 +80,7 @@ struct quic_sent_pkt {
 	struct list_head	list;		/* in its space, ascending pn */
 	struct list_head	frames;		/* struct quic_frame_tx */
 	struct quic_sent_meta	meta;
+	bool			ect0;		/* sent ECT(0) (ecn.h) */
 };
 
 /* One packet-number space (RFC 9000 §12.3); 0-RTT shares the APP one. */

@@ -123,7 +123,8 @@ static int quic_ack_decode(struct quic_rd *rd, struct quic_frame *f)
 		smallest = smallest - gap - 2 - rlen;
 	}
 	ack->ranges_len = rd->p - ack->ranges;
-	if (f->type == QUIC_FRAME_ACK_ECN &&
+	ack->ecn = f->type == QUIC_FRAME_ACK_ECN;
+	if (ack->ecn &&
 	    (quic_rd_varint(rd, &ack->ect0) ||
 	     quic_rd_varint(rd, &ack->ect1) ||
 	     quic_rd_varint(rd, &ack->ce)))

@@ -24,6 +24,7 @@ struct quic_frame_ack {
 	const u8 *ranges;	/* range_count (Gap, ACK Range Length) pairs */
 	size_t ranges_len;
 	u64 ect0, ect1, ce;	/* QUIC_FRAME_ACK_ECN only */
+	bool ecn;		/* decoded: the frame was ACK_ECN */
 };
 
 struct quic_frame_stream {

@@ -251,9 +251,10 @@ violation:
 
 /* When to acknowledge (RFC 9000 §13.2.1): now, or within max_ack_delay. */
 static void quic_rcv_ack_timing(struct sock *sk, struct quic_space *space,
-				u64 pn, bool eliciting)
+				u64 pn, bool eliciting, bool ce)
 {
-	struct quic_ack_rx rx = { .pn = pn, .ack_eliciting = eliciting };
+	struct quic_ack_rx rx = { .pn = pn, .ack_eliciting = eliciting,
+				  .ecn_ce = ce };
 	enum quic_ack_action act;
 
 	act = quic_ack_on_packet(&space->ack, &rx, &space->rx, quic_now());
@@ -433,7 +434,8 @@ static int quic_rcv_packet(struct sock *sk, struct sk_buff *skb,
 		space->largest_rx = hdr.pn;
 		space->largest_rx_time = quic_now();
 	}
-	quic_rcv_ack_timing(sk, space, hdr.pn, eliciting);
+	quic_rcv_ack_timing(sk, space, hdr.pn, eliciting,
+			    quic_ecn_on_rcv(sk, quic_space_of_level(level), skb));
 	QUIC_INC_STATS(PKT_RECV, 1);
 	quic_early_data_on_rx(sk, level);
 	*ack_eliciting |= eliciting;

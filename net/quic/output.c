@@ -149,7 +149,7 @@ static bool quic_fill_frames(struct sock *sk, u8 id, struct quic_wr *wr,
 						 qs->local_tp.ack_delay_exponent);
 
 		ret = quic_ack_ranges_encode(&space->rx, wr->p, quic_wr_left(wr),
-					     delay, NULL);
+					     delay, quic_ecn_ack(sk, id));
 		if (ret > 0) {
 			wr->p += ret;
 			space->ack_pending = false;
@@ -385,6 +385,7 @@ static void quic_record_sent(struct sock *sk, struct quic_tx_pkt *tp,
 	sp->meta.size = size;
 	sp->meta.ack_eliciting = true;
 	sp->meta.in_flight = true;
+	sp->ect0 = quic_ecn_marking(sk);
 	list_add_tail(&sp->list, &space->sent);
 	space->last_eliciting_time = now;
 	quic_ld_on_packet_sent(&qs->ld, tp->space, &sp->meta);
@@ -498,6 +499,8 @@ static bool quic_output_datagram(struct sock *sk, u64 now, bool ack_only)
 	err = quic_udp_xmit(sk, skb);
 	if (err)
 		QUIC_DROP(sk, XMIT);
+	for (i = 0; i < n; i++)
+		quic_ecn_on_sent(sk, tps[i].space);
 
 	/* RFC 9001 §4.9.1: a client drops Initial keys once it sends Handshake. */
 	for (i = 0; i < n; i++)
@@ -793,6 +796,7 @@ void quic_on_ack_done(struct sock *sk, u8 id, const struct quic_frame_ack *ack)
 		if (sp->meta.pn == ack->largest)
 			largest = sp;
 	}
+	quic_ecn_on_ack(sk, id, ack, now);
 	if (space->largest_acked == QUIC_PN_NONE ||
 	    ack->largest > space->largest_acked)
 		space->largest_acked = ack->largest;

@@ -50,6 +50,10 @@ static const char *const quic_stat_names[QUIC_STAT_MAX] = {
 	[QUIC_STAT_EARLY_REJECTED]	= "zero_rtt_rejected",
 	[QUIC_STAT_EARLY_REPLAY]	= "zero_rtt_replays_refused",
 	[QUIC_STAT_COMPAT_VN]		= "compatible_negotiations",
+	[QUIC_STAT_ECN_ECT0_SENT]	= "ecn_ect0_sent",
+	[QUIC_STAT_ECN_CE_RECV]		= "ecn_ce_received",
+	[QUIC_STAT_ECN_CE_EVENT]	= "ecn_ce_congestion_events",
+	[QUIC_STAT_ECN_FAILED]		= "ecn_validation_failed",
 };
 
 static int quic_stats_show(struct seq_file *seq, void *v)
@@ -96,7 +100,7 @@ static void quic_conn_show(struct seq_file *seq, struct sock *sk)
 		seq_printf(seq, "%pISpc ", &qs->peer.sa);
 	else
 		seq_puts(seq, "- ");
-	seq_printf(seq, "%d %d %llu %llu %llu %u %u %u %llu %llu %llu %llu %d %d %llu %lld %u %u %d\n",
+	seq_printf(seq, "%d %d %llu %llu %llu %u %u %u %llu %llu %llu %llu %d %d %llu %lld %u %u %d",
 		   READ_ONCE(sk->sk_state),
 		   qs->is_server, READ_ONCE(qs->cong.cwnd),
 		   READ_ONCE(qs->cong.bytes_in_flight),
@@ -111,6 +115,8 @@ static void quic_conn_show(struct seq_file *seq, struct sock *sk)
 		   READ_ONCE(qs->key_phase.updates) & 1,
 		   READ_ONCE(qs->key_phase.updates),
 		   atomic_read(&sk->sk_omem_alloc));
+	quic_ecn_proc_show(seq, sk);
+	seq_putc(seq, '\n');
 }
 
 static int quic_conns_show(struct seq_file *seq, void *v)
@@ -118,7 +124,7 @@ static int quic_conns_show(struct seq_file *seq, void *v)
 	struct net *net = seq_file_single_net(seq);
 	struct quic_sock *qs;
 
-	seq_puts(seq, "local remote state server cwnd in_flight srtt_us pto_count datagram streams unsent peer_max_data max_data read wmem_queued rmem_alloc next_pn largest_acked key_phase key_updates omem_alloc\n");
+	seq_puts(seq, "local remote state server cwnd in_flight srtt_us pto_count datagram streams unsent peer_max_data max_data read wmem_queued rmem_alloc next_pn largest_acked key_phase key_updates omem_alloc ecn ect0_sent ce_received ce_events ecn_failures\n");
 	spin_lock_bh(&quic_sock_list_lock);
 	list_for_each_entry(qs, &quic_sock_list, proc_node)
 		if (net_eq(sock_net(&qs->inet.sk), net))

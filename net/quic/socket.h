@@ -19,6 +19,7 @@
 #include "connection.h"
 #include "crypto.h"
 #include "early_data.h"
+#include "ecn.h"
 #include "key_phase.h"
 #include "pacing.h"
 #include "recovery.h"
@@ -80,6 +81,7 @@ struct quic_sock {
 	struct quic_idle	idle;
 	u64			keepalive_sent;	/* last keepalive PING, us */
 	struct quic_amp		amp;
+	struct quic_ecn		ecn;		/* ECN of the path (ecn.h) */
 	struct quic_key_phase	key_phase;	/* 1-RTT key updates */
 	u32			max_datagram;	/* UDP payload we send */
 	u8			probes;		/* PTO probes that may ignore cwnd */
@@ -184,6 +186,7 @@ struct quic_input_cb {
 		__be32		v4;
 		struct in6_addr	v6;
 	} local_ip;			/* the address it was sent to */
+	u8			ecn;	/* ECN field of its IP header */
 };
 
 #define QUIC_INPUT_CB(skb)	((struct quic_input_cb *)&((skb)->cb[0]))
@@ -249,6 +252,10 @@ enum quic_stat {
 	QUIC_STAT_EARLY_REJECTED,	/* client connections whose 0-RTT was */
 	QUIC_STAT_EARLY_REPLAY,		/* 0-RTT keys the replay filter refused */
 	QUIC_STAT_COMPAT_VN,	/* connections moved to another version */
+	QUIC_STAT_ECN_ECT0_SENT,	/* packets sent ECT(0) (ecn.h) */
+	QUIC_STAT_ECN_CE_RECV,		/* packets received ECN-CE */
+	QUIC_STAT_ECN_CE_EVENT,		/* congestion events from ECN-CE */
+	QUIC_STAT_ECN_FAILED,		/* ECN validation failures */
 	QUIC_STAT_MAX,
 };
 

@@ -764,7 +764,10 @@ static bool quic_ip_opt_ok(const struct sock *sk, int level, int optname)
 	return false;
 }
 
-/* Without ECN (RFC 9000 §13.4) our packets are Not-ECT: no ECN bits. */
+/*
+ * The ECN field of our packets is the connection's (RFC 9000 §13.4, ecn.h):
+ * a TOS or traffic class with ECN bits is refused, only DSCP is the user's.
+ */
 static int quic_ip_tos_check(int level, int optname, sockptr_t optval,
 			     unsigned int optlen)
 {

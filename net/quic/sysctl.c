@@ -30,6 +30,11 @@
  *			grease_quic_bit transport parameter (RFC 9287) and so
  *			accepts packets with the fixed bit 0; 0: it does not
  *			(version.c).
+ *   ecn		1, the default: connections mark their packets ECT(0)
+ *			while ECN is being validated or once it is (ecn.h);
+ *			0: a connection that has not sent yet never marks,
+ *			and no connection marks while it is 0.  ECN counts
+ *			received are reported (ACK_ECN) either way.
  *
  * The receive buffer also bounds the flow-control windows we advertise
  * (half of it for the connection), so its default is what a connection
@@ -115,6 +120,15 @@ static struct ctl_table quic_sysctl_table[] = {
 	{
 		.procname	= "new_token",
 		.data		= &sysctl_quic_new_token,
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= SYSCTL_ONE,
+	},
+	{
+		.procname	= "ecn",
+		.data		= &sysctl_quic_ecn,
 		.maxlen		= sizeof(int),
 		.mode		= 0644,
 		.proc_handler	= proc_dointvec_minmax,

@@ -21,6 +21,7 @@
 #include <linux/net.h>
 #include <linux/random.h>
 #include <linux/slab.h>
+#include <net/dsfield.h>
 #include <net/dst_cache.h>
 #include <net/inet_ecn.h>
 #include <net/ip6_route.h>
@@ -48,6 +49,7 @@ static void quic_udp_input_cb(struct sk_buff *skb)
 		cb->peer.v4.sin_addr.s_addr = saddr;
 		cb->peer.v4.sin_port = sport;
 		cb->local_ip.v4 = daddr;
+		cb->ecn = ipv4_get_dsfield(ip_hdr(skb)) & INET_ECN_MASK;
 	} else {
 		struct in6_addr saddr = ipv6_hdr(skb)->saddr;
 		struct in6_addr daddr = ipv6_hdr(skb)->daddr;
@@ -60,6 +62,7 @@ static void quic_udp_input_cb(struct sk_buff *skb)
 		if (ipv6_addr_type(&saddr) & IPV6_ADDR_LINKLOCAL)
 			cb->peer.v6.sin6_scope_id = ifindex;
 		cb->local_ip.v6 = daddr;
+		cb->ecn = ipv6_get_dsfield(ipv6_hdr(skb)) & INET_ECN_MASK;
 	}
 }
 
@@ -283,7 +286,8 @@ static void quic_udp_src4(const union quic_addr *local, union quic_addr *src)
 /*
  * The TOS (traffic class) and TTL (hop limit) the user set with IP_TOS and
  * IP_TTL, or IPV6_TCLASS and IPV6_UNICAST_HOPS on an AF_INET6 socket (for
- * its IPv4 peers too); the route's TTL by default.  Never ECN bits.
+ * its IPv4 peers too); the route's TTL by default.  The ECN bits are ours
+ * (ecn.h), never the user's.
  */
 static void quic_udp_tos_ttl(struct sock *sk, struct dst_entry *dst, bool v4,
 			     u8 *tos, u8 *ttl)
@@ -297,7 +301,7 @@ static void quic_udp_tos_ttl(struct sock *sk, struct dst_entry *dst, bool v4,
 		*tos = READ_ONCE(inet_sk(sk)->tos);
 		hops = READ_ONCE(inet_sk(sk)->uc_ttl);
 	}
-	*tos &= ~INET_ECN_MASK;
+	*tos = (*tos & ~INET_ECN_MASK) | quic_ecn_tos(sk);
 	if (hops < 0)
 		hops = v4 ? ip4_dst_hoplimit(dst) : ip6_dst_hoplimit(dst);
 	*ttl = hops;

@@ -24,5 +24,6 @@ int main(void)
 	pacing_tests();
 	ack_tests();
 	conn_tests();
+	ecn_tests();
 	return tap_done();
 }

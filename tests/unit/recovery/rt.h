@@ -39,5 +39,6 @@ void cubic_tests(void);
 void pacing_tests(void);
 void ack_tests(void);
 void conn_tests(void);
+void ecn_tests(void);
 
 #endif
