@@ -82,6 +82,19 @@ void quic_proc_del(struct sock *sk)
 	spin_unlock_bh(&quic_sock_list_lock);
 }
 
+/* For each QUIC socket of @net, @fn(sk, @arg), list lock held (pmtud.c). */
+void quic_proc_for_each(struct net *net, void (*fn)(struct sock *sk, void *arg),
+			void *arg)
+{
+	struct quic_sock *qs;
+
+	spin_lock_bh(&quic_sock_list_lock);
+	list_for_each_entry(qs, &quic_sock_list, proc_node)
+		if (net_eq(sock_net(&qs->inet.sk), net))
+			fn(&qs->inet.sk, arg);
+	spin_unlock_bh(&quic_sock_list_lock);
+}
+
 static void quic_conn_show(struct seq_file *seq, struct sock *sk)
 {
 	struct quic_sock *qs = quic_sk(sk);
@@ -96,7 +109,7 @@ static void quic_conn_show(struct seq_file *seq, struct sock *sk)
 		seq_printf(seq, "%pISpc ", &qs->peer.sa);
 	else
 		seq_puts(seq, "- ");
-	seq_printf(seq, "%d %d %llu %llu %llu %u %u %u %llu %llu %llu %llu %d %d %llu %lld %u %u %d\n",
+	seq_printf(seq, "%d %d %llu %llu %llu %u %u %u %llu %llu %llu %llu %d %d %llu %lld %u %u %d",
 		   READ_ONCE(sk->sk_state),
 		   qs->is_server, READ_ONCE(qs->cong.cwnd),
 		   READ_ONCE(qs->cong.bytes_in_flight),
@@ -111,6 +124,8 @@ static void quic_conn_show(struct seq_file *seq, struct sock *sk)
 		   READ_ONCE(qs->key_phase.updates) & 1,
 		   READ_ONCE(qs->key_phase.updates),
 		   atomic_read(&sk->sk_omem_alloc));
+	seq_printf(seq, " %u %u\n", READ_ONCE(qs->pmtud.search.state),
+		   READ_ONCE(qs->pmtud.search.black_holes));
 }
 
 static int quic_conns_show(struct seq_file *seq, void *v)
@@ -118,7 +133,7 @@ static int quic_conns_show(struct seq_file *seq, void *v)
 	struct net *net = seq_file_single_net(seq);
 	struct quic_sock *qs;
 
-	seq_puts(seq, "local remote state server cwnd in_flight srtt_us pto_count datagram streams unsent peer_max_data max_data read wmem_queued rmem_alloc next_pn largest_acked key_phase key_updates omem_alloc\n");
+	seq_puts(seq, "local remote state server cwnd in_flight srtt_us pto_count datagram streams unsent peer_max_data max_data read wmem_queued rmem_alloc next_pn largest_acked key_phase key_updates omem_alloc pmtud_state pmtud_black_holes\n");
 	spin_lock_bh(&quic_sock_list_lock);
 	list_for_each_entry(qs, &quic_sock_list, proc_node)
 		if (net_eq(sock_net(&qs->inet.sk), net))
