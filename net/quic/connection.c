@@ -109,6 +109,7 @@ void quic_conn_init(struct sock *sk)
 	quic_retry_init(sk);
 	quic_compat_init(sk);
 	quic_early_data_sock_init(sk);
+	quic_pmtud_init(sk);
 }
 
 void quic_conn_free(struct sock *sk)
@@ -353,23 +354,12 @@ drop:
 }
 
 /*
- * The datagram size for the rest of the connection: what the route
- * carries unfragmented, what the peer accepts (max_udp_payload_size), and
- * at most QUIC_MAX_DATAGRAM, which fits any path with the Ethernet MTU
- * (there is no PMTU discovery yet to learn of a smaller one).
+ * The datagram size after the handshake: DPLPMTUD's (pmtud.c), or without
+ * it the route's, at most QUIC_MAX_DATAGRAM.
  */
 static void quic_conn_set_datagram_size(struct sock *sk)
 {
-	struct quic_sock *qs = quic_sk(sk);
-	u64 size = QUIC_MAX_DATAGRAM;
-
-	size = min_t(u64, size, quic_udp_path_payload(sk));
-	if (qs->peer_tp_set)
-		size = min(size, qs->peer_tp.max_udp_payload_size);
-	if (size <= qs->max_datagram)
-		return;
-	qs->max_datagram = size;
-	quic_cong_set_mss(&qs->cong, size);
+	quic_pmtud_start(sk);
 }
 
 /* Both APP secrets are installed: libquic says the handshake is done. */

@@ -158,7 +158,7 @@ static bool quic_fill_frames(struct sock *sk, u8 id, struct quic_wr *wr,
 		}
 	}
 	if (ack_only)
-		return false;
+		return quic_pmtud_fill(sk, wr);	/* a PMTU probe's PING */
 
 	/* Not remembered with the packet: a lost one is not sent again. */
 	if (id == QUIC_PN_SPACE_APP && qs->path_resp_pending && !early &&
@@ -510,6 +510,55 @@ static bool quic_output_datagram(struct sock *sk, u64 now, bool ack_only)
 }
 
 /*
+ * A PMTU probe (pmtud.c, RFC 9000 §14.4): one 1-RTT packet, @size bytes
+ * with its ACK if one is due, a PING and PADDING.  It keeps no frames, so
+ * a lost probe is not sent again.  False if it could not be sent.
+ */
+bool quic_output_probe(struct sock *sk, u32 size, u64 now)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	struct quic_crypto_pkt cpkt = {};
+	struct quic_crypto_batch batch = { .pkts = &cpkt, .n = 1 };
+	struct quic_tx_pkt tp;
+	struct sk_buff *skb;
+	int err;
+
+	skb = alloc_skb(QUIC_TX_HEADROOM + size, GFP_ATOMIC);
+	if (!skb)
+		return false;
+	skb_reserve(skb, QUIC_TX_HEADROOM);
+	if (quic_output_app_type(sk) != QUIC_PKT_1RTT ||
+	    !quic_build_packet(sk, skb, QUIC_PN_SPACE_APP, size, true, &tp,
+			       now)) {
+		kfree_skb(skb);
+		return false;
+	}
+	quic_seal_packet(skb, &tp);
+	if (skb->len < size)
+		quic_pad_last_packet(skb, &tp, size - skb->len);
+	cpkt.skb = skb;
+	cpkt.off = tp.start;
+	cpkt.len = skb->len - tp.start;
+	cpkt.pn_off = tp.hdr.pn_offset;
+	cpkt.pn_len = tp.hdr.pn_len;
+	cpkt.level = QUIC_CRYPTO_APP;
+	cpkt.pn = tp.hdr.pn;
+	err = quic_crypto_encrypt_batch(&qs->crypto, &batch) ?: cpkt.err;
+	if (err) {
+		kfree_skb(skb);
+		return false;
+	}
+	quic_record_sent(sk, &tp, skb->len, now);
+	quic_key_update_on_sent(sk, tp.hdr.pn, tp.acked);
+	quic_pacer_departure(&qs->pacer, qs->cong.cwnd, qs->rtt.smoothed,
+			     skb->len, now);
+	QUIC_INC_STATS(PKT_SENT, 1);
+	if (quic_udp_xmit(sk, skb))
+		QUIC_DROP(sk, XMIT);
+	return true;
+}
+
+/*
  * When the pacer (RFC 9002 §7.7) lets the next full datagram leave: now
  * unless the window allows sending and the last packets went out faster
  * than 1.25 * cwnd / smoothed_rtt.  No pacing before an RTT sample, nor
@@ -537,6 +586,7 @@ void quic_output(struct sock *sk)
 	if (sk->sk_state != QUIC_SS_CONNECTING &&
 	    sk->sk_state != QUIC_SS_ESTABLISHED)
 		return;
+	quic_pmtud_output(sk, now);
 	for (i = 0; i < QUIC_TX_BURST; i++) {
 		if (quic_key_update_auto(sk))
 			return;		/* closed: AEAD limit */
@@ -752,6 +802,12 @@ static void quic_detect_loss(struct sock *sk, u8 id, u64 now)
 		if (v != QUIC_LOSS_LOST)
 			continue;
 		quic_ld_on_packet_removed(&qs->ld, id, &sp->meta);
+		if (quic_pmtud_lost(sk, id, &sp->meta)) {
+			/* A lost PMTU probe is no congestion (§14.4). */
+			quic_cong_on_packet_removed(&qs->cong, &sp->meta);
+			quic_on_lost(sk, space, sp);
+			continue;
+		}
 		QUIC_INC_STATS(PKT_LOST, 1);
 		recs[n] = !app ? NULL :
 			  quic_lost_log_add(&qs->lost_log, sp->meta.pn,
@@ -816,6 +872,7 @@ void quic_on_ack_done(struct sock *sk, u8 id, const struct quic_frame_ack *ack)
 	list_for_each_entry_safe(sp, tmp, &space->acked, list) {
 		quic_ld_on_packet_removed(&qs->ld, id, &sp->meta);
 		quic_cong_on_packet_acked(&qs->cong, &sp->meta, &qs->rtt, now);
+		quic_pmtud_acked(sk, id, &sp->meta);
 		list_del(&sp->list);
 		quic_frames_acked(sk, &sp->frames);
 		quic_sent_pkt_free(sp);
@@ -843,6 +900,7 @@ void quic_retransmit_space(struct sock *sk, u8 id, bool pto)
 		return;
 	}
 	quic_ld_on_pto(&qs->ld);
+	quic_pmtud_pto(sk);
 	QUIC_INC_STATS(PTO, 1);
 	qs->probes = 2;
 	/* New data makes the best probe; else the oldest frames in flight. */

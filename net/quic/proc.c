@@ -86,6 +86,19 @@ void quic_proc_del(struct sock *sk)
 	spin_unlock_bh(&quic_sock_list_lock);
 }
 
+/* For each QUIC socket of @net, @fn(sk, @arg), list lock held (pmtud.c). */
+void quic_proc_for_each(struct net *net, void (*fn)(struct sock *sk, void *arg),
+			void *arg)
+{
+	struct quic_sock *qs;
+
+	spin_lock_bh(&quic_sock_list_lock);
+	list_for_each_entry(qs, &quic_sock_list, proc_node)
+		if (net_eq(sock_net(&qs->inet.sk), net))
+			fn(&qs->inet.sk, arg);
+	spin_unlock_bh(&quic_sock_list_lock);
+}
+
 static void quic_conn_show(struct seq_file *seq, struct sock *sk)
 {
 	struct quic_sock *qs = quic_sk(sk);
@@ -116,7 +129,8 @@ static void quic_conn_show(struct seq_file *seq, struct sock *sk)
 		   READ_ONCE(qs->key_phase.updates),
 		   atomic_read(&sk->sk_omem_alloc));
 	quic_ecn_proc_show(seq, sk);
-	seq_putc(seq, '\n');
+	seq_printf(seq, " %u %u\n", READ_ONCE(qs->pmtud.search.state),
+		   READ_ONCE(qs->pmtud.search.black_holes));
 }
 
 static int quic_conns_show(struct seq_file *seq, void *v)
@@ -124,7 +138,7 @@ static int quic_conns_show(struct seq_file *seq, void *v)
 	struct net *net = seq_file_single_net(seq);
 	struct quic_sock *qs;
 
-	seq_puts(seq, "local remote state server cwnd in_flight srtt_us pto_count datagram streams unsent peer_max_data max_data read wmem_queued rmem_alloc next_pn largest_acked key_phase key_updates omem_alloc ecn ect0_sent ce_received ce_events ecn_failures\n");
+	seq_puts(seq, "local remote state server cwnd in_flight srtt_us pto_count datagram streams unsent peer_max_data max_data read wmem_queued rmem_alloc next_pn largest_acked key_phase key_updates omem_alloc ecn ect0_sent ce_received ce_events ecn_failures pmtud_state pmtud_black_holes\n");
 	spin_lock_bh(&quic_sock_list_lock);
 	list_for_each_entry(qs, &quic_sock_list, proc_node)
 		if (net_eq(sock_net(&qs->inet.sk), net))

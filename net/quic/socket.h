@@ -22,6 +22,7 @@
 #include "ecn.h"
 #include "key_phase.h"
 #include "pacing.h"
+#include "pmtud.h"
 #include "recovery.h"
 #include "stream.h"
 #include "transport_param.h"
@@ -84,6 +85,7 @@ struct quic_sock {
 	struct quic_ecn		ecn;		/* ECN of the path (ecn.h) */
 	struct quic_key_phase	key_phase;	/* 1-RTT key updates */
 	u32			max_datagram;	/* UDP payload we send */
+	struct quic_pmtud	pmtud;		/* its discovery (pmtud.c) */
 	u8			probes;		/* PTO probes that may ignore cwnd */
 	/*
 	 * PATH_RESPONSE owed (RFC 9000 §8.2.2): the latest challenge's data,

@@ -398,8 +398,8 @@ static int quic_set_ticket(struct sock *sk, sockptr_t optval,
 
 /*
  * QUIC_SOCKOPT_CONFIG values the module can honour.  What is not built
- * yet is refused unless it asks for the default (zero): PLPMTUD probes.
- * validate_peer_address makes a listener send Retry (retry.c).  libquic
+ * yet is refused: BBR.  plpmtud_probe_interval turns DPLPMTUD on
+ * (pmtud.h).  validate_peer_address makes a listener send Retry (retry.c).  libquic
  * reads payload_cipher_type, receive_session_ticket and
  * certificate_request back from the socket;
  * stream_data_nodelay turns off the coalescing of small writes
@@ -416,8 +416,7 @@ static int quic_config_check(const struct quic_config *c)
 	    c->validate_peer_address > 1 || c->stream_data_nodelay > 1 ||
 	    c->receive_session_ticket > 1 || c->certificate_request > 2)
 		return -EINVAL;
-	if (c->congestion_control_algo == QUIC_CONG_ALG_BBR ||
-	    c->plpmtud_probe_interval)
+	if (c->congestion_control_algo == QUIC_CONG_ALG_BBR)
 		return -EOPNOTSUPP;
 	return 0;
 }
@@ -447,6 +446,8 @@ static void quic_config_merge(struct quic_config *cur,
 		c->validate_peer_address ?: cur->validate_peer_address;
 	cur->keepalive_probe_interval =
 		c->keepalive_probe_interval ?: cur->keepalive_probe_interval;
+	cur->plpmtud_probe_interval =
+		c->plpmtud_probe_interval ?: cur->plpmtud_probe_interval;
 }
 
 /*
@@ -505,6 +506,8 @@ static int quic_set_config(struct sock *sk, sockptr_t optval,
 	quic_config_merge(&qs->config, &c, qs_was_connected(sk));
 	if (!qs_was_connected(sk))
 		qs->version = qs->config.version;
+	else if (c.plpmtud_probe_interval)
+		quic_pmtud_config(sk);
 	return 0;
 }
 
@@ -822,6 +825,8 @@ int quic_sock_getsockopt(struct sock *sk, int level, int optname,
 		release_sock(sk);
 		return err;
 	}
+	if (quic_pmtud_is_mtu_opt(level, optname))
+		return quic_pmtud_get_mtu(sk, optval, optlen);
 	if (!quic_ip_opt_ok(sk, level, optname))
 		return -ENOPROTOOPT;
 	if (level == SOL_IP)

@@ -544,6 +544,7 @@ static struct quic_udp_sock *quic_udp_sock_create(struct net *net,
 	tunnel_cfg.sk_user_data = us;
 	tunnel_cfg.encap_type = 1;
 	tunnel_cfg.encap_rcv = quic_udp_encap_rcv;
+	tunnel_cfg.encap_err_rcv = quic_pmtud_icmp;	/* PTB hints */
 	setup_udp_tunnel_sock(net, sock, &tunnel_cfg);
 
 	us->sock = sock;
