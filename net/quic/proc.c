@@ -50,6 +50,11 @@ static const char *const quic_stat_names[QUIC_STAT_MAX] = {
 	[QUIC_STAT_EARLY_REJECTED]	= "zero_rtt_rejected",
 	[QUIC_STAT_EARLY_REPLAY]	= "zero_rtt_replays_refused",
 	[QUIC_STAT_COMPAT_VN]		= "compatible_negotiations",
+	[QUIC_STAT_DGRAM_SENT]		= "datagrams_sent",
+	[QUIC_STAT_DGRAM_RECV]		= "datagrams_received",
+	[QUIC_STAT_DGRAM_LOST]		= "datagrams_lost",
+	[QUIC_STAT_DGRAM_TX_DROPPED]	= "datagrams_tx_dropped",
+	[QUIC_STAT_DGRAM_RX_DROPPED]	= "datagrams_rx_dropped",
 };
 
 static int quic_stats_show(struct seq_file *seq, void *v)

@@ -18,6 +18,7 @@
 #include "cong.h"
 #include "connection.h"
 #include "crypto.h"
+#include "datagram.h"
 #include "early_data.h"
 #include "key_phase.h"
 #include "pacing.h"
@@ -91,6 +92,7 @@ struct quic_sock {
 	u8			path_resp[QUIC_PATH_CHALLENGE_LEN];
 	bool			path_resp_pending;
 	struct quic_streams	streams;
+	struct quic_dgram	dgram;		/* datagram.c */
 	char			alpn[QUIC_ALPN_MAX];	/* NUL-terminated */
 	struct quic_connection_close close_info;	/* sent or received */
 
@@ -249,6 +251,11 @@ enum quic_stat {
 	QUIC_STAT_EARLY_REJECTED,	/* client connections whose 0-RTT was */
 	QUIC_STAT_EARLY_REPLAY,		/* 0-RTT keys the replay filter refused */
 	QUIC_STAT_COMPAT_VN,	/* connections moved to another version */
+	QUIC_STAT_DGRAM_SENT,		/* RFC 9221 (datagram.c) */
+	QUIC_STAT_DGRAM_RECV,
+	QUIC_STAT_DGRAM_LOST,		/* in packets declared lost */
+	QUIC_STAT_DGRAM_TX_DROPPED,	/* no longer fitting a packet */
+	QUIC_STAT_DGRAM_RX_DROPPED,	/* receive queue full: the oldest */
 	QUIC_STAT_MAX,
 };
 
