@@ -228,14 +228,14 @@ static int quic_rcv_frame(struct sock *sk, struct sk_buff *skb, u8 level,
 	case QUIC_FRAME_DATAGRAM_LEN:
 		/*
 		 * RFC 9221 §3: only as large as we advertised, and not at all
-		 * if we did not.  Datagrams themselves are not delivered yet.
+		 * if we did not.  One record for recvmsg() (datagram.c).
 		 */
 		if (1 + f->datagram.len +
 		    (f->type == QUIC_FRAME_DATAGRAM_LEN ?
 		     quic_varint_len(f->datagram.len) : 0) >
 		    qs->local_tp.max_datagram_frame_size)
 			goto violation;
-		return 0;
+		return quic_datagram_rcv(sk, f->datagram.data, f->datagram.len);
 	default:
 		/*
 		 * PATH_RESPONSE: no path validated yet, so nothing to do

@@ -100,7 +100,8 @@ static bool quic_space_wants_send(struct sock *sk, u8 id)
 	if (space->ack_pending || quic_space_has_data(space))
 		return true;
 	return id == QUIC_PN_SPACE_APP &&
-	       (qs->path_resp_pending || quic_streams_send_pending(sk));
+	       (qs->path_resp_pending || quic_streams_send_pending(sk) ||
+		quic_datagram_pending(sk));
 }
 
 /* Write a CRYPTO frame of at most @room bytes; returns bytes written or 0. */
@@ -234,6 +235,9 @@ static bool quic_fill_frames(struct sock *sk, u8 id, struct quic_wr *wr,
 		list_add_tail(&f->list, sent);
 		eliciting = true;
 	}
+	if (id == QUIC_PN_SPACE_APP && !early &&
+	    quic_datagram_fill(sk, wr, sent))
+		eliciting = true;
 	if (id == QUIC_PN_SPACE_APP && sk->sk_state != QUIC_SS_CLOSING &&
 	    quic_streams_fill(sk, wr, sent))
 		eliciting = true;
@@ -754,7 +758,8 @@ static void quic_on_lost(struct sock *sk, struct quic_space *space,
 
 	list_del(&sp->list);
 	list_for_each_entry_safe(f, tmp, &sp->frames, list) {
-		if (quic_stream_frame_lost(sk, f)) {
+		if (quic_datagram_frame_lost(sk, f) ||
+		    quic_stream_frame_lost(sk, f)) {
 			list_del(&f->list);
 			kfree(f);
 			continue;
@@ -910,7 +915,9 @@ void quic_retransmit_space(struct sock *sk, u8 id, bool pto)
 		if (id == QUIC_PN_SPACE_APP && packets++ == 2)
 			break;
 		list_for_each_entry(f, &sp->frames, list) {
-			if (quic_stream_frame_lost(sk, f))
+			/* Datagrams are never sent again. */
+			if (f->type == QUIC_FRAME_DATAGRAM ||
+			    quic_stream_frame_lost(sk, f))
 				continue;
 			copy = quic_frame_tx_dup(f);
 			if (!copy)

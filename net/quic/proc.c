@@ -54,6 +54,11 @@ static const char *const quic_stat_names[QUIC_STAT_MAX] = {
 	[QUIC_STAT_ECN_CE_RECV]		= "ecn_ce_received",
 	[QUIC_STAT_ECN_CE_EVENT]	= "ecn_ce_congestion_events",
 	[QUIC_STAT_ECN_FAILED]		= "ecn_validation_failed",
+	[QUIC_STAT_DGRAM_SENT]		= "datagrams_sent",
+	[QUIC_STAT_DGRAM_RECV]		= "datagrams_received",
+	[QUIC_STAT_DGRAM_LOST]		= "datagrams_lost",
+	[QUIC_STAT_DGRAM_TX_DROPPED]	= "datagrams_tx_dropped",
+	[QUIC_STAT_DGRAM_RX_DROPPED]	= "datagrams_rx_dropped",
 };
 
 static int quic_stats_show(struct seq_file *seq, void *v)

@@ -290,6 +290,7 @@ int quic_sock_init(struct sock *sk)
 	skb_queue_head_init(&qs->hold_queue);
 	skb_queue_head_init(&qs->accept_queue);
 	qs->pending = false;
+	quic_datagram_init(sk);
 	quic_conn_init(sk);
 	quic_proc_add(sk);
 	return dst_cache_init(&qs->dst_cache, GFP_KERNEL);
@@ -301,6 +302,7 @@ void quic_sock_destroy(struct sock *sk)
 
 	quic_proc_del(sk);
 	quic_conn_free(sk);
+	quic_datagram_free(sk);
 	dst_cache_destroy(&qs->dst_cache);
 	skb_queue_purge(&qs->hold_queue);
 	quic_ticket_set(sk, NULL, 0);
@@ -573,9 +575,10 @@ int quic_sock_sendmsg(struct sock *sk, struct msghdr *msg, size_t len)
 			quic_output(sk);
 		goto out;
 	}
-	err = -EOPNOTSUPP;		/* RFC 9221 datagrams: not yet */
-	if (msg->msg_flags & MSG_QUIC_DATAGRAM)
+	if (msg->msg_flags & MSG_QUIC_DATAGRAM) {
+		err = quic_datagram_sendmsg(sk, msg, len);
 		goto out;
+	}
 	/* Streams wait for 1-RTT, unless 0-RTT (early_data.c). */
 	err = quic_early_data_send_check(sk);
 	if (err)
@@ -605,6 +608,8 @@ static int quic_put_rcv_cmsg(struct msghdr *msg, const struct quic_rcv_cb *cb)
 	}
 	if (cb->kind == QUIC_RCV_EVENT)
 		msg->msg_flags |= MSG_QUIC_NOTIFICATION;
+	if (cb->kind == QUIC_RCV_DATAGRAM)
+		msg->msg_flags |= MSG_QUIC_DATAGRAM;
 	return 0;
 }
 
@@ -662,13 +667,15 @@ int quic_sock_recvmsg(struct sock *sk, struct msghdr *msg, size_t len,
 	if (err)
 		goto out;
 	/*
-	 * An event is a record, read as a datagram is: a buffer too short
+	 * An event or an RFC 9221 datagram is a record, read as a UDP
+	 * datagram is: a buffer too short
 	 * for it gets its start, MSG_TRUNC in msg_flags, and the rest is
 	 * dropped; with MSG_TRUNC in @flags the call returns its full length.
 	 * Handshake data is a byte stream per level: what does not fit stays
 	 * for the next call, with no MSG_TRUNC.
 	 */
-	event = QUIC_RCV_CB(skb)->kind == QUIC_RCV_EVENT;
+	event = QUIC_RCV_CB(skb)->kind == QUIC_RCV_EVENT ||
+		QUIC_RCV_CB(skb)->kind == QUIC_RCV_DATAGRAM;
 	err = copy;
 	if (event && copy < skb->len) {
 		msg->msg_flags |= MSG_TRUNC;

@@ -18,6 +18,7 @@
 #include "cong.h"
 #include "connection.h"
 #include "crypto.h"
+#include "datagram.h"
 #include "early_data.h"
 #include "ecn.h"
 #include "key_phase.h"
@@ -95,6 +96,7 @@ struct quic_sock {
 	u8			path_resp[QUIC_PATH_CHALLENGE_LEN];
 	bool			path_resp_pending;
 	struct quic_streams	streams;
+	struct quic_dgram	dgram;		/* datagram.c */
 	char			alpn[QUIC_ALPN_MAX];	/* NUL-terminated */
 	struct quic_connection_close close_info;	/* sent or received */
 
@@ -258,6 +260,11 @@ enum quic_stat {
 	QUIC_STAT_ECN_CE_RECV,		/* packets received ECN-CE */
 	QUIC_STAT_ECN_CE_EVENT,		/* congestion events from ECN-CE */
 	QUIC_STAT_ECN_FAILED,		/* ECN validation failures */
+	QUIC_STAT_DGRAM_SENT,		/* RFC 9221 (datagram.c) */
+	QUIC_STAT_DGRAM_RECV,
+	QUIC_STAT_DGRAM_LOST,		/* in packets declared lost */
+	QUIC_STAT_DGRAM_TX_DROPPED,	/* no longer fitting a packet */
+	QUIC_STAT_DGRAM_RX_DROPPED,	/* receive queue full: the oldest */
 	QUIC_STAT_MAX,
 };
 

@@ -164,8 +164,8 @@ static void quic_tp_to_user(const struct quic_transport_params *tp,
  * Our transport parameters from the ABI form, each checked as RFC 9000
  * §18.2 bounds it.  As the draft API says, a zero field keeps the current
  * value (flags included: a set flag stays set).  What the module cannot
- * honour is refused rather than dropped: datagrams (RFC 9221), stateless
- * reset tokens and unencrypted 1-RTT.  disable_compatible_version stops
+ * honour is refused rather than dropped: stateless reset tokens and
+ * unencrypted 1-RTT.  disable_compatible_version stops
  * sending version_information (RFC 9368), which we send by default
  * (version.c); like the other flags it cannot be cleared again.
  */
@@ -196,12 +196,14 @@ static int quic_tp_from_user(struct quic_transport_params *tp,
 		/* We never check the fixed bit: RFC 9287 §3 holds. */
 		{ QUIC_TPB_GREASE_QUIC_BIT, !!p->grease_quic_bit },
 		{ QUIC_TPB_DISABLE_ACTIVE_MIGRATION, !!p->disable_active_migration },
+		/* RFC 9221: advertised, so DATAGRAM frames are welcome. */
+		{ QUIC_TPB_MAX_DATAGRAM_FRAME_SIZE,
+		  p->max_datagram_frame_size },
 	};
 	struct quic_transport_params t = *tp;
 	unsigned int i;
 
-	if (p->max_datagram_frame_size || p->stateless_reset ||
-	    p->disable_1rtt_encryption)
+	if (p->stateless_reset || p->disable_1rtt_encryption)
 		return -EOPNOTSUPP;
 	for (i = 0; i < ARRAY_SIZE(v); i++)
 		if (v[i].value && quic_tp_set(&t, v[i].bit, v[i].value))
@@ -240,10 +242,10 @@ static int quic_set_tp_remote(struct sock *sk,
 	 * Checked as ours would be, and kept as they read back.  What a
 	 * server told of itself that 0-RTT does not use is kept too, not
 	 * refused as it is among our own parameters: a getsockopt() of the
-	 * last connection's (datagrams, stateless reset, RFC 9000 §7.4.1)
-	 * must set back as it came.
+	 * last connection's (stateless reset, RFC 9000 §7.4.1) must set
+	 * back as it came.  max_datagram_frame_size is checked and kept:
+	 * we send datagrams in 1-RTT only, under the server's new value.
 	 */
-	limits.max_datagram_frame_size = 0;
 	limits.stateless_reset = 0;
 	limits.disable_1rtt_encryption = 0;
 	quic_tp_init(&tp);

@@ -192,6 +192,11 @@ bool quic_streams_writable(const struct sock *sk);
 int quic_stream_send_one(struct sock *sk, u64 id, struct msghdr *msg,
 			 size_t len, u32 flags);
 bool quic_stream_send_ready(struct sock *sk, u64 id);
+/* Has the wait for a sendmsg() condition come to an end? */
+typedef bool (*quic_send_cond)(struct sock *sk, s64 arg);
+/* Also for datagrams (datagram.c). */
+int quic_stream_wait(struct sock *sk, long *timeo, quic_send_cond cond,
+		     s64 arg);
 bool quic_streams_unacked(struct sock *sk);
 
 /* stream_recv.c: the receive side */

@@ -170,9 +170,6 @@ static bool quic_stream_writable(const struct quic_stream *s)
 	return !s->fin_written && s->send_state <= QUIC_STREAM_SEND_STATE_SEND;
 }
 
-/* Has the wait for a sendmsg() condition come to an end? */
-typedef bool (*quic_send_cond)(struct sock *sk, s64 arg);
-
 static bool quic_cond_can_open(struct sock *sk, s64 uni)
 {
 	return quic_stream_can_open(sk, uni);
@@ -201,8 +198,8 @@ bool quic_stream_send_ready(struct sock *sk, u64 id)
  * Wake-ups come from sk_write_space() (credit, buffer space, streams),
  * sk_state_change() and sk_error_report().
  */
-static int quic_stream_wait(struct sock *sk, long *timeo, quic_send_cond cond,
-			    s64 arg)
+int quic_stream_wait(struct sock *sk, long *timeo, quic_send_cond cond,
+		     s64 arg)
 {
 	DEFINE_WAIT_FUNC(wait, woken_wake_function);
 	int err;
