@@ -38,4 +38,8 @@ int quic_early_server_setup(gnutls_session_t session);
 /* Client, handshake complete: tell the kernel if 0-RTT was rejected. */
 int quic_early_client_done(gnutls_session_t session, int fd, int early_tx);
 
+/* vn_restart.c: a new attempt after Version Negotiation */
+int quic_vn_restart(int fd, uint32_t tried, const struct sockaddr *peer,
+		    socklen_t peer_len);
+
 #endif /* _LIBQUIC_INTERNAL_H */

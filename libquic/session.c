@@ -463,8 +463,8 @@ static int gnutls_fail(const char *what, int ret)
 	return quic_gnutls_errno(ret);
 }
 
-QUIC_EXPORT int quic_client_handshake(int sockfd, const char *pkey_file,
-				      const char *hostname, const char *alpns)
+static int client_handshake_once(int sockfd, const char *pkey_file,
+				 const char *hostname, const char *alpns)
 {
 	gnutls_certificate_credentials_t cert = NULL;
 	gnutls_psk_client_credentials_t psk = NULL;
@@ -540,6 +540,32 @@ out:
 	if (psk)
 		gnutls_psk_free_client_credentials(psk);
 	return err;
+}
+
+/*
+ * The handshake; after a Version Negotiation that lists a version the
+ * kernel speaks, once more on a new socket in that version, under the
+ * same descriptor (vn_restart.c).
+ */
+QUIC_EXPORT int quic_client_handshake(int sockfd, const char *pkey_file,
+				      const char *hostname, const char *alpns)
+{
+	struct sockaddr_storage peer;
+	socklen_t peer_len = sizeof(peer);
+	struct quic_config config;
+	int err;
+
+	if (sockfd < 0)
+		return -EINVAL;
+	quic_sock_config(sockfd, &config);
+	if (getpeername(sockfd, (struct sockaddr *)&peer, &peer_len))
+		peer_len = 0;
+	err = client_handshake_once(sockfd, pkey_file, hostname, alpns);
+	if (err != -EPROTONOSUPPORT || !peer_len || !config.version ||
+	    quic_vn_restart(sockfd, config.version, (struct sockaddr *)&peer,
+			    peer_len))
+		return err;
+	return client_handshake_once(sockfd, pkey_file, hostname, alpns);
 }
 
 QUIC_EXPORT int quic_server_handshake(int sockfd, const char *pkey_file,

@@ -27,7 +27,8 @@
  * and the ClientHello is libquic's, already sent, in the TLS transcript.
  * When the server listed a version we support, QUIC_SOCKOPT_CONFIG's
  * version then reads back that version, so the application can connect
- * again with it (quic-hq does).
+ * again with it on a new socket (libquic's quic_client_handshake() does,
+ * libquic/vn_restart.c; quic-hq does with its own session).
  *
  * version_information (RFC 9368 §3).  Sent by default: our Chosen Version
  * is the connection's; a client lists it and the other one as Available

@@ -480,15 +480,27 @@ static void send_vn(int ufd, const struct sockaddr_storage *to, socklen_t tolen,
 	      (ssize_t)n);
 }
 
+/*
+ * A client in @version gets a VN listing @offer.  With @restart, a version
+ * of it the kernel speaks, libquic connects again by itself on a new
+ * socket under the same descriptor: its Initial comes in @restart, with
+ * the socket options carried over, and a VN listing nothing in common
+ * ends that attempt.  The handshake fails with EPROTONOSUPPORT, the
+ * config reading @want_version.
+ */
 static void vn_received(int family, uint32_t version, const uint32_t *offer,
-			int n_offer, int want_err, uint32_t want_version)
+			int n_offer, uint32_t restart, uint32_t want_version)
 {
-	uint8_t dcid[20], scid[20], dlen = 0, slen = 0;
-	struct sockaddr_storage client;
-	socklen_t clen;
+	static const uint32_t none[] = { 0x0a1a2a3a };
+	uint8_t dcid[20], scid[20], dlen = 0, slen = 0, buf[1500];
+	struct sockaddr_storage client, again;
+	socklen_t clen, alen = sizeof(again);
 	struct hs_arg a = { .fd = -1 };
+	struct timeval tv;
+	socklen_t tvlen = sizeof(tv);
 	long long t0;
 	pthread_t th;
+	ssize_t n;
 	int ufd;
 
 	ufd = udp_sock(family);
@@ -500,12 +512,29 @@ static void vn_received(int family, uint32_t version, const uint32_t *offer,
 	/* To the client: its SCID as DCID, its DCID as SCID. */
 	send_vn(ufd, &client, clen, scid, slen, dcid, dlen, offer, n_offer);
 	t0 = now_ms();
+	if (restart) {
+		n = recvfrom(ufd, buf, sizeof(buf), 0,
+			     (struct sockaddr *)&again, &alen);
+		CHECK(n >= 1200 && (buf[0] & 0x80) &&
+		      get_be32(buf + 1) == restart);
+		if (n >= 1200) {
+			dlen = buf[5];
+			memcpy(dcid, buf + 6, dlen);
+			slen = buf[6 + dlen];
+			memcpy(scid, buf + 7 + dlen, slen);
+			send_vn(ufd, &again, alen, scid, slen, dcid, dlen,
+				none, 1);
+		}
+	}
 	pthread_join(th, NULL);
 	printf("# handshake returned %d after %lld ms\n", a.ret,
 	       now_ms() - t0);
-	CHECK(a.ret == -want_err);
+	CHECK(a.ret == -EPROTONOSUPPORT);
 	CHECK(now_ms() - t0 < 5000);
 	CHECK(sock_version(a.fd) == want_version);
+	/* The new socket has the old one's receive timeout. */
+	CHECK_OK(getsockopt(a.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, &tvlen));
+	CHECK(tv.tv_sec == TIMEO_SEC);
 	close(a.fd);
 	close(ufd);
 }
@@ -514,21 +543,137 @@ static void test_vn_no_common(int family)
 {
 	static const uint32_t offer[] = { 0x0a1a2a3a, 0xff00001d };
 
-	vn_received(family, V1, offer, 2, EPROTONOSUPPORT, V1);
+	vn_received(family, V1, offer, 2, 0, V1);
 }
 
 static void test_vn_offers_v2(int family)
 {
 	static const uint32_t offer[] = { 0x0a1a2a3a, V2 };
 
-	vn_received(family, V1, offer, 2, EPROTONOSUPPORT, V2);
+	vn_received(family, V1, offer, 2, V2, V2);
 }
 
 static void test_vn_offers_v1(int family)
 {
 	static const uint32_t offer[] = { V1 };
 
-	vn_received(family, V2, offer, 1, EPROTONOSUPPORT, V1);
+	vn_received(family, V2, offer, 1, V1, V1);
+}
+
+/* ---- Version Negotiation restart through libquic, end to end ---- */
+
+/*
+ * A UDP relay in front of a listener that answers every long header
+ * packet of version @refuse with a VN listing only v1, as a server that
+ * does not speak @refuse would, and passes everything else on.
+ */
+struct vn_relay {
+	int fd;
+	uint32_t refuse;
+	struct sockaddr_storage srv, cli;
+	socklen_t srv_len, cli_len;
+	int vn_sent;
+	int stop;
+};
+
+static void *vn_relay_main(void *arg)
+{
+	static const uint32_t v1_only[] = { V1 };
+	struct vn_relay *r = arg;
+	struct sockaddr_storage from;
+	uint8_t buf[2048];
+	socklen_t flen;
+	ssize_t n;
+
+	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
+		if (!(wait_poll(r->fd, POLLIN, 100) & POLLIN))
+			continue;
+		flen = sizeof(from);
+		n = recvfrom(r->fd, buf, sizeof(buf), 0,
+			     (struct sockaddr *)&from, &flen);
+		if (n <= 0)
+			continue;
+		if (flen == r->srv_len && !memcmp(&from, &r->srv, flen)) {
+			if (r->cli_len)
+				sendto(r->fd, buf, n, 0,
+				       (struct sockaddr *)&r->cli, r->cli_len);
+			continue;
+		}
+		if (n >= 7 && (buf[0] & 0x80) && get_be32(buf + 1) == r->refuse &&
+		    7 + buf[5] < n && 7 + buf[5] + buf[6 + buf[5]] <= n) {
+			send_vn(r->fd, &from, flen, buf + 7 + buf[5],
+				buf[6 + buf[5]], buf + 6, buf[5], v1_only, 1);
+			r->vn_sent++;
+			continue;
+		}
+		r->cli = from;
+		r->cli_len = flen;
+		sendto(r->fd, buf, n, 0, (struct sockaddr *)&r->srv,
+		       r->srv_len);
+	}
+	return NULL;
+}
+
+/*
+ * A v2 client against a "server" that speaks only v1 (our listener behind
+ * the relay): the VN ends the first attempt and quic_client_handshake()
+ * alone connects again, in v1, under the same descriptor; data flows.
+ */
+static void test_vn_restart(int family)
+{
+	struct server_arg sa = { .fd = -1 };
+	struct quic_config cfg = { .version = V2 };
+	struct sockaddr_storage front;
+	socklen_t flen;
+	struct vn_relay r = { .refuse = V2 };
+	pthread_t sth, rth;
+	int cfd;
+	int ret = -1;
+
+	sa.lfd = socket(family, SOCK_DGRAM, IPPROTO_QUIC);
+	r.fd = udp_sock(family);
+	CHECK(sa.lfd >= 0 && r.fd >= 0);
+	r.srv_len = loopback_addr(family, 0, &r.srv);
+	CHECK_OK(set_timeouts(sa.lfd, TIMEO_SEC));
+	CHECK_OK(bind(sa.lfd, (struct sockaddr *)&r.srv, r.srv_len));
+	CHECK_OK(listen(sa.lfd, 8));
+	CHECK_OK(getsockname(sa.lfd, (struct sockaddr *)&r.srv, &r.srv_len));
+	flen = sizeof(front);
+	CHECK_OK(getsockname(r.fd, (struct sockaddr *)&front, &flen));
+	cfd = socket(family, SOCK_DGRAM, IPPROTO_QUIC);
+	CHECK(cfd >= 0);
+	CHECK_OK(set_timeouts(cfd, TIMEO_SEC));
+	CHECK_OK(setsockopt(cfd, SOL_QUIC, QUIC_SOCKOPT_CONFIG, &cfg,
+			    sizeof(cfg)));
+	if (tap_failed_checks)
+		goto out;
+	pthread_create(&rth, NULL, vn_relay_main, &r);
+	pthread_create(&sth, NULL, server_main, &sa);
+	CHECK_OK(connect(cfd, (struct sockaddr *)&front, flen));
+	ret = quic_client_handshake(cfd, psk_file, NULL, ALPN);
+	if (ret) {
+		close(cfd);	/* the server's handshake fails too */
+		cfd = -1;
+	}
+	pthread_join(sth, NULL);
+	printf("# client %d, server %d, VN sent %d\n", ret, sa.ret, r.vn_sent);
+	CHECK(ret == 0 && sa.ret == 0);
+	CHECK(r.vn_sent >= 1);
+	CHECK(sock_version(cfd) == V1);
+	if (!ret && !sa.ret) {
+		struct conn c = { .family = family, .cfd = cfd, .sfd = sa.fd };
+
+		ping_pong(&c);
+	}
+	__atomic_store_n(&r.stop, 1, __ATOMIC_RELEASE);
+	pthread_join(rth, NULL);
+	if (sa.fd >= 0)
+		close(sa.fd);
+out:
+	if (cfd >= 0)
+		close(cfd);
+	close(r.fd);
+	close(sa.lfd);
 }
 
 /*
@@ -539,6 +684,7 @@ static void test_vn_ignored(int family)
 {
 	static const uint32_t lists_ours[] = { V2, V1 };
 	static const uint32_t other[] = { V2 };
+	static const uint32_t none[] = { 0x0a1a2a3a };
 	uint8_t dcid[20], scid[20], bad[20], dlen = 0, slen = 0, buf[1500];
 	long vn_recv = hp_stat("version_negotiation_received");
 	struct sockaddr_storage client;
@@ -561,8 +707,8 @@ static void test_vn_ignored(int family)
 	CHECK(recv(ufd, buf, sizeof(buf), 0) >= 1200);
 	CHECK(!a.done);
 	CHECK(hp_stat("version_negotiation_received") == vn_recv);
-	/* Now a valid one ends it. */
-	send_vn(ufd, &client, clen, scid, slen, dcid, dlen, other, 1);
+	/* Now a valid one ends it (nothing in common: no new attempt). */
+	send_vn(ufd, &client, clen, scid, slen, dcid, dlen, none, 1);
 	pthread_join(th, NULL);
 	CHECK(a.ret == -EPROTONOSUPPORT);
 	close(a.fd);
@@ -741,10 +887,12 @@ static const struct conn_test tests[] = {
 	{ "VN rate limited per listening port", test_vn_rate_limited, 0 },
 	{ "VN received, no common version: EPROTONOSUPPORT", test_vn_no_common,
 	  FAM_BOTH },
-	{ "VN received offering v2 to v1: EPROTONOSUPPORT, config says v2",
+	{ "VN offering v2 to v1: libquic connects again in v2 (then no common)",
 	  test_vn_offers_v2, 0 },
-	{ "VN received offering v1 to v2: EPROTONOSUPPORT, config says v1",
+	{ "VN offering v1 to v2: libquic connects again in v1 (then no common)",
 	  test_vn_offers_v1, 0 },
+	{ "VN restart: a v2 client to a v1-only server connects in v1 via libquic",
+	  test_vn_restart, FAM_BOTH },
 	{ "VN listing our version or with a wrong SCID is ignored",
 	  test_vn_ignored, 0 },
 	{ "grease_quic_bit advertised by default: packets greased",

@@ -484,11 +484,11 @@ static void test_rejected(int family)
  * Compatible version negotiation (RFC 9369 §4.1): a v1 client with 0-RTT
  * data to a listener that now prefers v2.  Its first flight carries 0-RTT
  * in v1, which the server, moved to v2, reads with the keys of v1; the
- * client sends no 0-RTT packet in v2 (more data than the first flight
- * carries, so that some is written after the move, goes in 1-RTT), and
- * the server reads all of it, once.
+ * client sends no 0-RTT packet in v2 (with more data than the first
+ * flight carries, what is left after the move goes in 1-RTT), and the
+ * server reads all of it, once.
  */
-static void test_compat_v2(int family)
+static void compat_v2(int family, size_t dlen)
 {
 	static unsigned char data[20000];
 	struct quic_config v2 = { .version = QUIC_V2 };
@@ -518,14 +518,14 @@ static void test_compat_v2(int family)
 	rd.in = &m;
 	rd.set_tp = 1;
 	rd.early = data;
-	rd.early_len = sizeof(data);
+	rd.early_len = dlen;
 	stats_read(before);
 	CHECK(round_run(&rd) == 0);
-	CHECK(rd.early_ret == (int)sizeof(data));
+	CHECK(rd.early_ret == (int)dlen);
 	CHECK_OK(getsockopt(rd.cli.fd, SOL_QUIC, QUIC_SOCKOPT_CONFIG, &c, &len));
 	CHECK(c.version == QUIC_V2);
 	if (!rd.cli.ret && !rd.srv.ret)
-		check_early_read(rd.srv.fd, data, sizeof(data));
+		check_early_read(rd.srv.fd, data, dlen);
 	stats_delta(before, d);
 	relay_stop(&r);
 	close(r.fd);
@@ -536,6 +536,11 @@ static void test_compat_v2(int family)
 	tls_pair_free(&rd);
 	close(rd.lfd);
 }
+
+/* One 0-RTT packet, in the first datagram. */
+static void test_compat_v2(int family) { compat_v2(family, 100); }
+/* More than the first flight carries: some is written after the move. */
+static void test_compat_v2_long(int family) { compat_v2(family, 20000); }
 
 /*
  * Without the server's remembered parameters there is no 0-RTT: a stream
@@ -840,6 +845,8 @@ static const struct conn_test tests[] = {
 	  test_remote_tp_sockopt, FAM_BOTH },
 	{ "0-RTT to a listener preferring v2: v1 0-RTT read, none in v2, data once",
 	  test_compat_v2, FAM_BOTH },
+	{ "the same with more data than the first flight: the rest in 1-RTT",
+	  test_compat_v2_long, FAM_BOTH },
 	{ "a replayed first flight delivers no early data (same process)",
 	  test_replay_same, 0 },
 	{ "a replayed first flight delivers no early data (another process)",
