@@ -205,6 +205,21 @@ u32 quic_plpmtud_on_pto(struct quic_plpmtud *p, u32 pto_count)
 	return p->plpmtu;
 }
 
+bool quic_plpmtud_quote_match(const u8 *q, u32 len, const u8 *dcid,
+			      u8 dcid_len)
+{
+	u32 off = 1;
+
+	if (!len)
+		return false;
+	if (q[0] & 0x80) {		/* long header: version, DCID length */
+		if (len < 1 + 4 + 1 || q[5] != dcid_len)
+			return false;
+		off = 1 + 4 + 1;
+	}
+	return len >= off + dcid_len && !memcmp(q + off, dcid, dcid_len);
+}
+
 u32 quic_plpmtud_on_ptb(struct quic_plpmtud *p, u32 size)
 {
 	if (size < QUIC_BASE_PLPMTU)

@@ -123,4 +123,12 @@ u32 quic_plpmtud_on_pto(struct quic_plpmtud *p, u32 pto_count);
 /* A validated ICMP PTB hint of @size UDP payload bytes.  Same return. */
 u32 quic_plpmtud_on_ptb(struct quic_plpmtud *p, u32 size);
 
+/*
+ * RFC 9000 §14.2.1: do the @len quoted bytes of a packet we sent (from
+ * its first byte) carry the Destination Connection ID @dcid of @dcid_len
+ * bytes, in a short or a long header?  False if too few are quoted.
+ */
+bool quic_plpmtud_quote_match(const u8 *q, u32 len, const u8 *dcid,
+			      u8 dcid_len);
+
 #endif /* _NET_QUIC_PLPMTUD_H */

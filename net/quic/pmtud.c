@@ -95,16 +95,8 @@ void quic_pmtud_config(struct sock *sk)
 static bool quic_pmtud_quote_ok(struct sock *sk, const u8 *q, u32 len)
 {
 	const struct quic_cid *dcid = quic_cid_active_dcid(&quic_sk(sk)->cids);
-	u32 off = 1;
 
-	if (!dcid || !len)
-		return false;
-	if (q[0] & 0x80) {		/* long header: version, DCID length */
-		if (len < 1 + 4 + 1 || q[5] != dcid->len)
-			return false;
-		off = 1 + 4 + 1;
-	}
-	return len >= off + dcid->len && !memcmp(q + off, dcid->data, dcid->len);
+	return dcid && quic_plpmtud_quote_match(q, len, dcid->data, dcid->len);
 }
 
 /* An ICMP hint the error handler left, if it quotes one of our packets. */

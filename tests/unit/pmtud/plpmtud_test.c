@@ -334,6 +334,29 @@ static void test_set_max(void)
 	tap_end();
 }
 
+static void test_quote(void)
+{
+	static const u8 cid[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	u8 s[1 + 8] = { 0x40, 1, 2, 3, 4, 5, 6, 7, 8 };
+	u8 l[1 + 4 + 1 + 8] = { 0xc0, 0, 0, 0, 1, 8, 1, 2, 3, 4, 5, 6, 7, 8 };
+
+	tap_begin("plpmtud: ICMP quote validated by the DCID, short and long header");
+	EXPECT(quic_plpmtud_quote_match(s, sizeof(s), cid, 8));
+	EXPECT(quic_plpmtud_quote_match(l, sizeof(l), cid, 8));
+	/* Too short a quote, or none. */
+	EXPECT(!quic_plpmtud_quote_match(s, sizeof(s) - 1, cid, 8));
+	EXPECT(!quic_plpmtud_quote_match(l, 5, cid, 8));
+	EXPECT(!quic_plpmtud_quote_match(s, 0, cid, 8));
+	/* Another CID, another length. */
+	s[8] ^= 1;
+	EXPECT(!quic_plpmtud_quote_match(s, sizeof(s), cid, 8));
+	l[5] = 7;
+	EXPECT(!quic_plpmtud_quote_match(l, sizeof(l), cid, 8));
+	/* A peer with zero-length CIDs: the addresses are all there is. */
+	EXPECT(quic_plpmtud_quote_match(s, 1, cid, 0));
+	tap_end();
+}
+
 int main(void)
 {
 	test_disabled();
@@ -346,5 +369,6 @@ int main(void)
 	test_black_hole_pto();
 	test_ptb();
 	test_set_max();
+	test_quote();
 	return tap_done();
 }
