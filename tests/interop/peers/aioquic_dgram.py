@@ -1,10 +1,9 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
 """RFC 9221 datagram echo on aioquic, for tests/interop (case "datagram").
 
-  aioquic_dgram.py server --listen ADDR:PORT --cert F --key F [--alpn A]
-  aioquic_dgram.py client [--ca F | --insecure] [--alpn A] [--count N]
-                          [--size BYTES] [--timeout S] HOST:PORT
+  aioquic_hq.py dgram-server --listen ADDR:PORT --cert F --key F [--alpn A]
+  aioquic_hq.py dgram-client --ca F [--alpn A] [--count N]
+                             [--size BYTES] [--timeout S] HOST:PORT
 
 No application protocol beyond this: the ALPN is "dgram-echo" unless
 --alpn says otherwise, both ends advertise max_datagram_frame_size 65535
@@ -17,13 +16,13 @@ seconds (10) for their echoes and prints
   aioquic dgram client: sent N, echoed M, bad B
 exit status 0 only if every one came back whole (M = N, B = 0).
 
-tests/interop/peers/aioquic_hq.py runs this through its spawner: its
-first argument "dgram-server" or "dgram-client" calls main() here.
+It runs only through tests/interop/peers/aioquic_hq.py (and so its
+spawner): a first argument "dgram-server" or "dgram-client" there calls
+main() here.
 """
 
 import argparse
 import asyncio
-import ssl
 import struct
 import sys
 import time
@@ -102,12 +101,7 @@ async def run_server(a):
 async def run_client(a):
     host, port = a.target.rsplit(":", 1)
     cfg = config(a, True)
-    if a.insecure:
-        cfg.verify_mode = ssl.CERT_NONE
-    elif a.ca:
-        cfg.load_verify_locations(a.ca)
-    if a.sni:
-        cfg.server_name = a.sni
+    cfg.load_verify_locations(a.ca)	# the name checked: HOST
     t0 = time.monotonic()
     async with connect(host.strip("[]"), int(port), configuration=cfg,
                        create_protocol=Sender) as proto:
@@ -127,33 +121,26 @@ async def run_client(a):
     return 0 if got == a.count and not bad else 1
 
 
-def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__,
+def main(argv):
+    """argv: "server ..." or "client ..." (aioquic_hq.py dgram-server and
+    dgram-client pass theirs)."""
+    p = argparse.ArgumentParser(prog="aioquic_hq.py dgram-server|dgram-client",
+                                description=__doc__,
                                 formatter_class=argparse.RawTextHelpFormatter)
-    sub = p.add_subparsers(dest="cmd", required=True)
-    s = sub.add_parser("server")
-    s.add_argument("--listen", required=True, metavar="ADDR:PORT")
-    s.add_argument("--cert", required=True)
-    s.add_argument("--key", required=True)
-    c = sub.add_parser("client")
-    g = c.add_mutually_exclusive_group()
-    g.add_argument("--ca", metavar="FILE", help="trust only this CA")
-    g.add_argument("--insecure", action="store_true", help="check nothing")
-    c.add_argument("--sni", help="server name to send and check")
-    c.add_argument("--count", type=int, default=50)
-    c.add_argument("--size", type=int, default=1000)
-    c.add_argument("--timeout", type=float, default=10.0)
-    c.add_argument("target", metavar="HOST:PORT")
-    for x in (s, c):
-        x.add_argument("--alpn", default=ALPN)
-    a = p.parse_args(argv)
-    if a.cmd == "client" and a.size < 4:
-        p.error("--size must be at least 4")
-    return asyncio.run(run_server(a) if a.cmd == "server" else run_client(a))
-
-
-if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except KeyboardInterrupt:
-        sys.exit(130)
+    p.add_argument("cmd", choices=("server", "client"))
+    p.add_argument("--alpn", default=ALPN)
+    p.add_argument("--listen", metavar="ADDR:PORT", help="server: where")
+    p.add_argument("--cert", help="server: certificate chain")
+    p.add_argument("--key", help="server: its key")
+    p.add_argument("--ca", metavar="FILE", help="client: trust only this CA")
+    p.add_argument("--count", type=int, default=50)
+    p.add_argument("--size", type=int, default=1000)
+    p.add_argument("--timeout", type=float, default=10.0)
+    p.add_argument("target", nargs="?", metavar="HOST:PORT")
+    a = p.parse_intermixed_args(argv)
+    if a.cmd == "server" and not (a.listen and a.cert and a.key):
+        p.error("server: --listen, --cert and --key are needed")
+    if a.cmd == "client" and (not a.target or not a.ca or a.size < 4):
+        p.error("client: HOST:PORT, --ca and a --size of 4 or more")
+    job = run_server(a) if a.cmd == "server" else run_client(a)
+    return asyncio.run(job)
