@@ -33,6 +33,7 @@ userspace:
 	$(MAKE) -C tests/hostile
 	$(MAKE) -C tests/compat
 	$(MAKE) -C tests/interop/peers/quicgo
+	$(MAKE) -C tests/interop/peers/dgram
 
 unit:
 	$(MAKE) -C tests/unit check
@@ -57,6 +58,7 @@ clean:
 	$(MAKE) -C tests/selftests clean
 	$(MAKE) -C tests/hostile clean
 	$(MAKE) -C tests/compat clean
+	$(MAKE) -C tests/interop/peers/dgram clean
 	@if [ -f tests/unit/Makefile ]; then $(MAKE) -C tests/unit clean; fi
 	$(MAKE) -C libquic clean
 	$(MAKE) -C tools/quic-hq clean

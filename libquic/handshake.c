@@ -16,7 +16,9 @@
  * with the same cmsg telling the level.  recvmsg() returning 0 without the
  * cmsg means the connection is gone; a failing recvmsg() (e.g. the peer
  * sent CONNECTION_CLOSE) ends the handshake with that errno.  In-band
- * events (MSG_QUIC_NOTIFICATION) met during the handshake are skipped.
+ * events (MSG_QUIC_NOTIFICATION) met during the handshake are skipped, and
+ * so are RFC 9221 datagrams (MSG_QUIC_DATAGRAM; only a peer's 1-RTT packet
+ * overtaking its Finished puts one before it): lost, as a datagram may be.
  * Levels: QUIC_CRYPTO_INITIAL, QUIC_CRYPTO_HANDSHAKE, QUIC_CRYPTO_EARLY and
  * QUIC_CRYPTO_APP (post-handshake messages: the server's NewSessionTicket).
  *
@@ -977,8 +979,8 @@ static int hs_received(struct quic_hs *hs, ssize_t n, int saved_errno)
 	}
 	if ((size_t)n > QUIC_RECV_BUF)
 		return hs_io_fail(hs, -EINVAL, "recvmsg");
-	if (msg->msg_flags & MSG_QUIC_NOTIFICATION)
-		return 0;	/* an event: not ours */
+	if (msg->msg_flags & (MSG_QUIC_NOTIFICATION | MSG_QUIC_DATAGRAM))
+		return 0;	/* an event or a datagram: not ours */
 	for (cmsg = CMSG_FIRSTHDR(msg); cmsg; cmsg = CMSG_NXTHDR(msg, cmsg)) {
 		if (cmsg->cmsg_level == SOL_QUIC &&
 		    cmsg->cmsg_type == QUIC_HANDSHAKE_INFO &&

@@ -97,12 +97,12 @@ int quic_datagram_sendmsg(struct sock *sk, struct msghdr *msg, size_t len)
 	skb = alloc_skb(len, sk->sk_allocation);
 	if (!skb)
 		return -ENOBUFS;
+	skb_put(skb, len);
 	err = skb_copy_datagram_from_iter(skb, 0, &msg->msg_iter, len);
 	if (err) {
 		kfree_skb(skb);
 		return err;
 	}
-	skb_put(skb, len);
 	__skb_queue_tail(&qs->dgram.send_q, skb);
 	sk_wmem_queued_add(sk, skb->truesize);
 	quic_output(sk);

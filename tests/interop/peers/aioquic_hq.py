@@ -8,6 +8,7 @@
                        [--key-update BYTES] [--versions LIST] [--version V]
                        [--session-ticket F [--0rtt]] URL...
   aioquic_hq.py spawner --dir DIR     (see spawner(); used by tests/interop)
+  aioquic_hq.py dgram-server|dgram-client ...   (aioquic_dgram.py)
 
 hq-interop: the client sends "GET /path\\r\\n" on a new bidirectional stream
 with FIN, the server answers with the file's bytes and FIN, or resets the
@@ -591,6 +592,11 @@ def spawner(a):
 
 
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] in ("dgram-server", "dgram-client"):
+        # RFC 9221 datagram echo (aioquic_dgram.py), through the spawner
+        import aioquic_dgram
+        return aioquic_dgram.main([argv[0][6:]] + list(argv[1:]))
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawTextHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
