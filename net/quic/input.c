@@ -158,7 +158,6 @@ static int quic_rcv_frame(struct sock *sk, struct sk_buff *skb, u8 level,
 {
 	struct quic_sock *qs = quic_sk(sk);
 	u8 space_id = quic_space_of_level(level);
-	const struct quic_cid *dcid;
 
 	if (quic_frame_is_stream(f->type) ||
 	    (f->type >= QUIC_FRAME_RESET_STREAM &&
@@ -195,25 +194,17 @@ static int quic_rcv_frame(struct sock *sk, struct sk_buff *skb, u8 level,
 				      f->close.reason_len);
 		return 0;
 	case QUIC_FRAME_NEW_CONNECTION_ID:
-		/* §19.15: not to an endpoint that uses no connection ID. */
-		dcid = quic_cid_active_dcid(&qs->cids);
-		if (dcid && !dcid->len)
-			goto violation;
-		/* Kept for later use; the first DCID stays active. */
-		if (qs->cids.n_dcids < qs->local_tp.active_connection_id_limit)
-			quic_cid_add_dcid(sk, &qs->cids, &f->new_cid.cid,
-					  f->new_cid.seq, f->new_cid.token);
-		return 0;
+		return quic_cid_new_cid_rcv(sk, f->new_cid.seq,
+					    f->new_cid.retire_prior_to,
+					    &f->new_cid.cid, f->new_cid.token,
+					    terr);
 	case QUIC_FRAME_PATH_CHALLENGE:
 		/* One path: the latest challenge replaces any unanswered one. */
 		memcpy(qs->path_resp, f->path_data, QUIC_PATH_CHALLENGE_LEN);
 		qs->path_resp_pending = true;
 		return 0;
 	case QUIC_FRAME_RETIRE_CONNECTION_ID:
-		/* §19.16: only what we issued; retiring is for later. */
-		if (f->retire_seq >= qs->cids.next_scid_seq)
-			goto violation;
-		return 0;
+		return quic_cid_retire_rcv(sk, f->retire_seq, terr);
 	case QUIC_FRAME_ACK_FREQUENCY:
 	case QUIC_FRAME_IMMEDIATE_ACK:
 		/* ack-frequency §3: only to who advertised min_ack_delay. */
@@ -287,7 +278,7 @@ static int quic_rcv_packet(struct sock *sk, struct sk_buff *skb,
 	bool eliciting = false;
 	int ret, err;
 
-	ret = quic_hdr_parse(pkt, left, QUIC_SCID_LEN, &hdr);
+	ret = quic_hdr_parse(pkt, left, quic_cid_port_len(sk), &hdr);
 	if (ret) {
 		QUIC_DROP(sk, BAD_HEADER);
 		return -EBADMSG;
@@ -477,6 +468,11 @@ int quic_input(struct sock *sk, struct sk_buff *skb)
 		return 0;
 	}
 
+	/* A stateless reset from the peer (stateless_reset.c). */
+	if (quic_sr_detect(sk, skb)) {
+		consume_skb(skb);
+		return 0;
+	}
 	quic_amp_on_received(&qs->amp, skb->len);
 	while (off < skb->len) {
 		ret = quic_rcv_packet(sk, skb, off, &ack_eliciting);

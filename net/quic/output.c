@@ -591,6 +591,7 @@ void quic_output(struct sock *sk)
 	    sk->sk_state != QUIC_SS_ESTABLISHED)
 		return;
 	quic_pmtud_output(sk, now);
+	quic_cid_output(sk);	/* NEW_CONNECTION_ID frames due (conn_id.c) */
 	for (i = 0; i < QUIC_TX_BURST; i++) {
 		if (quic_key_update_auto(sk))
 			return;		/* closed: AEAD limit */

@@ -203,7 +203,12 @@ static int quic_tp_from_user(struct quic_transport_params *tp,
 	struct quic_transport_params t = *tp;
 	unsigned int i;
 
-	if (p->stateless_reset || p->disable_1rtt_encryption)
+	/*
+	 * stateless_reset: a server always sends its token when its port
+	 * has connection IDs (conn_id.c), so setting it changes nothing;
+	 * a client never sends one (RFC 9000 §18.2).
+	 */
+	if (p->disable_1rtt_encryption)
 		return -EOPNOTSUPP;
 	for (i = 0; i < ARRAY_SIZE(v); i++)
 		if (v[i].value && quic_tp_set(&t, v[i].bit, v[i].value))
@@ -516,8 +521,33 @@ static int quic_set_config(struct sock *sk, sockptr_t optval,
 /* Events that nothing in the module raises yet cannot be turned on. */
 static bool quic_event_raised(u8 type)
 {
-	return type != QUIC_EVENT_CONNECTION_ID &&
-	       type != QUIC_EVENT_CONNECTION_MIGRATION;
+	return type != QUIC_EVENT_CONNECTION_MIGRATION;
+}
+
+/* QUIC_SOCKOPT_CONNECTION_ID (conn_id.c). */
+static int quic_set_cid(struct sock *sk, sockptr_t optval, unsigned int optlen)
+{
+	struct quic_connection_id_info i;
+
+	if (optlen < sizeof(i))
+		return -EINVAL;
+	if (copy_from_sockptr(&i, optval, sizeof(i)))
+		return -EFAULT;
+	return quic_cid_sockopt_set(sk, &i);
+}
+
+static int quic_get_cid(struct sock *sk, char __user *optval,
+			int __user *optlen, int len)
+{
+	struct quic_connection_id_info i;
+	int err;
+
+	if (len < sizeof(i))
+		return -EINVAL;
+	if (copy_from_user(&i, optval, sizeof(i)))
+		return -EFAULT;
+	err = quic_cid_sockopt_get(sk, &i);
+	return err ?: quic_put_opt(optval, optlen, len, &i, sizeof(i));
 }
 
 static int quic_set_event(struct sock *sk, sockptr_t optval,
@@ -616,8 +646,11 @@ static int quic_setsockopt_quic(struct sock *sk, int optname,
 	case QUIC_SOCKOPT_TOKEN:
 		return quic_set_token(sk, optval, optlen);
 	case QUIC_SOCKOPT_CONNECTION_ID:
+		return quic_set_cid(sk, optval, optlen);
+	case QUIC_SOCKOPT_CONNECTION_ID_LIST:
+		return quic_cid_list_set(sk, optval, optlen);
 	case QUIC_SOCKOPT_CONNECTION_MIGRATION:
-		/* New connection IDs and migration: issue 15. */
+		/* Migration: issue 15. */
 		return -EOPNOTSUPP;
 	default:
 		return -ENOPROTOOPT;
@@ -742,7 +775,7 @@ static int quic_getsockopt_quic(struct sock *sk, int optname,
 	case QUIC_SOCKOPT_STREAM_OPEN:
 		return quic_get_stream_open(sk, optval, optlen, len);
 	case QUIC_SOCKOPT_CONNECTION_ID:
-		return -EOPNOTSUPP;	/* issue 15 */
+		return quic_get_cid(sk, optval, optlen, len);
 	case QUIC_SOCKOPT_STREAM_PEELOFF:
 		return quic_stream_peeloff(sk, optval, optlen, len);
 	default:

@@ -26,6 +26,11 @@
  *   new_token		1, the default: a server sends a NEW_TOKEN frame
  *			when the handshake completes (RFC 9000 §8.1.3);
  *			0: only when asked (QUIC_SOCKOPT_TOKEN).
+ *   cid_len		the length of the connection IDs we issue, 0..20,
+ *			default 8, taken by a UDP port when it is created
+ *			(the first bind of its address): all connections of
+ *			the port use it.  0 is for clients only: such a port
+ *			cannot listen, and serves one connection (conn_id.c).
  *   grease_quic_bit	1, the default: a new socket advertises the
  *			grease_quic_bit transport parameter (RFC 9287) and so
  *			accepts packets with the fixed bit 0; 0: it does not
@@ -63,6 +68,7 @@ static unsigned long quic_ulong_max = ULONG_MAX;
 
 static int quic_pending_min = 1;
 static int quic_pending_max = 65536;
+static int quic_cid_len_max = QUIC_CID_MAX_LEN;
 
 static struct ctl_table quic_sysctl_table[] = {
 	{
@@ -134,6 +140,15 @@ static struct ctl_table quic_sysctl_table[] = {
 		.proc_handler	= proc_dointvec_minmax,
 		.extra1		= SYSCTL_ZERO,
 		.extra2		= SYSCTL_ONE,
+	},
+	{
+		.procname	= "cid_len",
+		.data		= &sysctl_quic_cid_len,
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= &quic_cid_len_max,
 	},
 	{
 		.procname	= "grease_quic_bit",

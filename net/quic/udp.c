@@ -81,10 +81,13 @@ static int quic_udp_encap_rcv(struct sock *usk, struct sk_buff *skb)
 		goto drop;
 	quic_udp_input_cb(skb);
 	__skb_pull(skb, sizeof(struct udphdr));
-	if (quic_hdr_parse_invariant(skb->data, skb->len, QUIC_SCID_LEN, &inv) < 0)
+	if (quic_hdr_parse_invariant(skb->data, skb->len, us->cid_len, &inv) < 0)
 		goto drop;
 
-	sk = quic_cid_lookup(sock_net(usk), inv.dcid, inv.dcid_len);
+	sk = quic_cid_lookup_port(us, inv.dcid, inv.dcid_len);
+	/* Unknown CID: a stateless reset, for us or from us. */
+	if (!sk && !inv.long_form)
+		sk = quic_sr_rcv(us, skb, &inv);
 	/* A version we do not speak: Version Negotiation (version.c). */
 	if (!sk && quic_version_vn_reply(us, skb, &inv)) {
 		consume_skb(skb);
@@ -163,6 +166,9 @@ int quic_udp_set_listener(struct quic_udp_sock *us, struct sock *sk, bool on)
 	struct quic_listener *l;
 	int err = 0;
 
+	/* A port without connection IDs cannot tell connections apart. */
+	if (on && !us->cid_len)
+		return -EINVAL;
 	mutex_lock(&quic_udp_table_lock);
 	if (on) {
 		err = quic_dispatch_listen(us, sk, &us->listeners);
@@ -531,6 +537,8 @@ static struct quic_udp_sock *quic_udp_sock_create(struct net *net,
 	quic_dispatch_init(&us->dispatch);
 	get_random_bytes(us->token_key, sizeof(us->token_key));
 	quic_vn_limit_init(&us->vn);
+	us->cid_len = READ_ONCE(sysctl_quic_cid_len);
+	quic_sr_limit_init(&us->sr);
 
 	err = udp_sock_create(net, &cfg, &sock);
 	if (err)

@@ -52,6 +52,9 @@ struct quic_udp_sock {
 	u8			token_key[QUIC_TOKEN_KEY_LEN];
 	/* Version Negotiation packets it may send (version.c). */
 	struct quic_vn_limit	vn;
+	/* Our CID length on this port and its stateless resets (conn_id.c). */
+	u8			cid_len;
+	struct quic_sr_limit	sr;
 };
 
 struct quic_udp_sock *quic_udp_sock_get(struct sock *sk,

@@ -170,6 +170,18 @@ struct quic_errinfo {
  * descriptor (quic(7), STREAM FILE DESCRIPTORS).  Get only.
  */
 #define QUIC_SOCKOPT_STREAM_PEELOFF		64
+/*
+ * Set only: the connection IDs to issue as ours from now on (QUIC-LB
+ * style routing), an array of struct quic_connection_id (quic(7)).
+ */
+#define QUIC_SOCKOPT_CONNECTION_ID_LIST		65
+
+struct quic_connection_id {
+	__u8	len;		/* 1..20: the CID length of the socket's port */
+	__u8	data[20];
+	__u8	reset_token[16];	/* its stateless reset token */
+	__u8	reserved[3];	/* 0 */
+};
 
 struct quic_stream_peeloff {
 	__s64	stream_id;	/* -1: open the next stream; returned */
