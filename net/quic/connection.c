@@ -108,6 +108,7 @@ void quic_conn_init(struct sock *sk)
 	quic_key_update_init(sk);
 	quic_retry_init(sk);
 	quic_compat_init(sk);
+	quic_path_init(sk);
 }
 
 void quic_conn_free(struct sock *sk)
@@ -116,6 +117,7 @@ void quic_conn_free(struct sock *sk)
 	int i;
 
 	quic_timers_stop(sk);
+	quic_path_free(sk);
 	quic_key_update_free(sk);
 	quic_retry_free(sk);
 	quic_compat_free(sk);

@@ -21,6 +21,7 @@
 #include "early_data.h"
 #include "key_phase.h"
 #include "pacing.h"
+#include "path.h"
 #include "recovery.h"
 #include "stream.h"
 #include "transport_param.h"
@@ -90,6 +91,7 @@ struct quic_sock {
 	 */
 	u8			path_resp[QUIC_PATH_CHALLENGE_LEN];
 	bool			path_resp_pending;
+	struct quic_paths	paths;		/* path.c */
 	struct quic_streams	streams;
 	char			alpn[QUIC_ALPN_MAX];	/* NUL-terminated */
 	struct quic_connection_close close_info;	/* sent or received */
@@ -209,6 +211,7 @@ enum quic_drop_reason {
 	QUIC_DROP_TOKEN,	/* an Initial with a bad Retry token */
 	QUIC_DROP_VN_RATE,
 	QUIC_DROP_EARLY,	/* 0-RTT packets not read (early_data.c) */
+	QUIC_DROP_PATH,		/* from a peer address refused (path.c) */
 	QUIC_DROP_MAX,
 };
 

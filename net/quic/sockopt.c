@@ -513,8 +513,7 @@ static int quic_set_config(struct sock *sk, sockptr_t optval,
 /* Events that nothing in the module raises yet cannot be turned on. */
 static bool quic_event_raised(u8 type)
 {
-	return type != QUIC_EVENT_CONNECTION_ID &&
-	       type != QUIC_EVENT_CONNECTION_MIGRATION;
+	return type != QUIC_EVENT_CONNECTION_ID;
 }
 
 static int quic_set_event(struct sock *sk, sockptr_t optval,
@@ -612,9 +611,10 @@ static int quic_setsockopt_quic(struct sock *sk, int optname,
 		return quic_key_update_initiate(sk);
 	case QUIC_SOCKOPT_TOKEN:
 		return quic_set_token(sk, optval, optlen);
-	case QUIC_SOCKOPT_CONNECTION_ID:
 	case QUIC_SOCKOPT_CONNECTION_MIGRATION:
-		/* New connection IDs and migration: issue 15. */
+		return quic_path_set_migration(sk, optval, optlen); /* path.c */
+	case QUIC_SOCKOPT_CONNECTION_ID:
+		/* New connection IDs: issue 15. */
 		return -EOPNOTSUPP;
 	default:
 		return -ENOPROTOOPT;
