@@ -162,15 +162,27 @@ static int migrate_when_ready(struct conn *c)
 	return ret;
 }
 
+/*
+ * A connection with migration events on, in a private namespace with a
+ * delay of @delay_ms: 0, or -1 (skipped, or a failed CHECK).
+ */
+static int netns_conn(struct conn *c, int family, int delay_ms)
+{
+	if (private_netns(delay_ms)) {
+		snprintf(tap_skip_why, sizeof(tap_skip_buf),
+			 "no private netns with netem (tc, sch_netem)");
+		return -1;
+	}
+	return conn_open_cfg(c, family, &events_cfg);
+}
+
 static void test_baseline(int family)
 {
 	struct conn c;
 	long long ms;
 	int events = 0;
 
-	if (private_netns(DELAY_MS))
-		SKIP_TEST("no private netns with netem (tc, sch_netem)");
-	if (conn_open_cfg(&c, family, &events_cfg))
+	if (netns_conn(&c, family, DELAY_MS))
 		return;
 	ms = receive(&c, 0, NULL, &events);
 	printf("# time: %d MB, no path change: %lld ms\n", XFER >> 20, ms);
@@ -192,9 +204,7 @@ static void test_client_migration(int family)
 	long long ms;
 	int events = 0;
 
-	if (private_netns(DELAY_MS))
-		SKIP_TEST("no private netns with netem (tc, sch_netem)");
-	if (conn_open_cfg(&c, family, &events_cfg))
+	if (netns_conn(&c, family, DELAY_MS))
 		return;
 	ms = receive(&c, XFER / 2, migrate_when_ready, &events);
 	printf("# time: %d MB, client migration halfway: %lld ms\n",
@@ -277,9 +287,7 @@ static void test_nat_rebinding(int family)
 
 	if (system("command -v nft > /dev/null"))
 		SKIP_TEST("no nft (apt install nftables)");
-	if (private_netns(DELAY_MS))
-		SKIP_TEST("no private netns with netem (tc, sch_netem)");
-	if (conn_open_cfg(&c, family, &events_cfg))
+	if (netns_conn(&c, family, DELAY_MS))
 		return;
 	ms = receive(&c, XFER / 2, rebind, &events);
 	printf("# time: %d MB, NAT rebinding halfway: %lld ms\n",
@@ -343,9 +351,7 @@ static void test_busy_then_no_cid(int family)
 	long long t0;
 	int ret;
 
-	if (private_netns(200))
-		SKIP_TEST("no private netns with netem (tc, sch_netem)");
-	if (conn_open_cfg(&c, family, &events_cfg))
+	if (netns_conn(&c, family, 200))
 		return;
 	CHECK_OK(migrate_when_ready(&c));
 	CHECK_ERR(migrate(c.cfd, family), EBUSY);
