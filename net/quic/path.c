@@ -84,6 +84,7 @@ static void quic_path_event(struct sock *sk, bool local)
 	u8 local_migration = local;
 
 	quic_sk(sk)->paths.migrations++;
+	QUIC_INC_STATS(PATH_CHANGE, 1);
 	quic_event_queue(sk, QUIC_EVENT_CONNECTION_MIGRATION, &local_migration,
 			 sizeof(local_migration));
 }
@@ -462,6 +463,7 @@ void quic_path_on_response(struct sock *sk, const u8 *data)
 	p->challenge_due = false;
 	sk_stop_timer(sk, &p->timer);
 	quic_amp_validate(&qs->amp);
+	QUIC_INC_STATS(PATH_VALID, 1);
 	if (p->reset_cc)
 		quic_path_reset_cc(sk);
 	p->reset_cc = false;

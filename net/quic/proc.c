@@ -50,6 +50,8 @@ static const char *const quic_stat_names[QUIC_STAT_MAX] = {
 	[QUIC_STAT_EARLY_REJECTED]	= "zero_rtt_rejected",
 	[QUIC_STAT_EARLY_REPLAY]	= "zero_rtt_replays_refused",
 	[QUIC_STAT_COMPAT_VN]		= "compatible_negotiations",
+	[QUIC_STAT_PATH_CHANGE]		= "path_changes",
+	[QUIC_STAT_PATH_VALID]		= "paths_validated",
 };
 
 static int quic_stats_show(struct seq_file *seq, void *v)

@@ -252,6 +252,8 @@ enum quic_stat {
 	QUIC_STAT_EARLY_REJECTED,	/* client connections whose 0-RTT was */
 	QUIC_STAT_EARLY_REPLAY,		/* 0-RTT keys the replay filter refused */
 	QUIC_STAT_COMPAT_VN,	/* connections moved to another version */
+	QUIC_STAT_PATH_CHANGE,	/* active paths changed (path.c) */
+	QUIC_STAT_PATH_VALID,	/* new paths validated */
 	QUIC_STAT_MAX,
 };
 
