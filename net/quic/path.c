@@ -484,7 +484,7 @@ static void quic_path_issue_cid(struct sock *sk)
 	int len;
 
 	if (qs->paths.cid_issued || !qs->handshake_confirmed ||
-	    qs->peer_tp.active_connection_id_limit < 2 || qs->cids.n_scids > 1)
+	    qs->peer_tp.active_connection_id_limit < 2)
 		return;
 	qs->paths.cid_issued = true;
 	if (quic_cid_new_scid(sk, &qs->cids, &f.new_cid.cid))
@@ -653,8 +653,8 @@ int quic_path_set_migration(struct sock *sk, sockptr_t optval,
 			    unsigned int optlen)
 {
 	struct quic_sock *qs = quic_sk(sk);
+	union quic_addr a = {}, peer;
 	struct quic_udp_sock *us;
-	union quic_addr a = {};
 	int err;
 
 	if (qs->is_server || sk->sk_state == QUIC_SS_LISTENING)
@@ -685,9 +685,10 @@ int quic_path_set_migration(struct sock *sk, sockptr_t optval,
 	if (IS_ERR(us))
 		return PTR_ERR(us);
 	a = us->addr;
+	peer = qs->peer;	/* not a pointer into what the move changes */
 	err = quic_path_next_dcid(sk);
 	if (!err)
-		err = quic_path_move(sk, &qs->peer, &a, us, true, 0);
+		err = quic_path_move(sk, &peer, &a, us, true, 0);
 	if (err) {
 		quic_udp_sock_put(us);
 		return err;
