@@ -283,6 +283,7 @@ void quic_conn_inherit(struct sock *lsk, struct sock *sk)
 	}
 	inet_sk(sk)->inet_sport = inet_sk(lsk)->inet_sport;
 	inet_sk(sk)->inet_num = inet_sk(lsk)->inet_num;
+	quic_path_inherit(lsk, sk);	/* the preferred address */
 }
 
 /*
@@ -326,6 +327,9 @@ int quic_conn_accept(struct sock *sk, struct sk_buff *skb)
 	/* Retransmitted client Initials still carry the original DCID. */
 	err = quic_cid_add_scid(sk, &qs->cids, &odcid);
 	if (err && err != -EEXIST)
+		goto drop;
+	err = quic_path_pref_start(sk);	/* path.c */
+	if (err)
 		goto drop;
 	/* A token: the address is validated, and after Retry, the ODCID. */
 	quic_retry_conn_accept(sk, &hdr, &qs->peer);

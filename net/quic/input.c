@@ -186,6 +186,7 @@ static int quic_rcv_frame(struct sock *sk, struct sk_buff *skb, u8 level,
 			qs->handshake_confirmed = true;
 			qs->ld.handshake_confirmed = true;
 			quic_conn_discard_space(sk, QUIC_PN_SPACE_HANDSHAKE);
+			quic_path_pref_migrate(sk);	/* path.c */
 		}
 		return 0;
 	case QUIC_FRAME_CONNECTION_CLOSE:

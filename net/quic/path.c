@@ -144,8 +144,9 @@ static void quic_path_udp_work(struct work_struct *work)
 }
 
 /*
- * Put our reference of @us.  The active path's tunnel socket has another
- * one, so that put cannot be the last; any other may be, and may sleep:
+ * Put our reference of @us.  The active path's tunnel socket and the
+ * preferred address's have another one, so that put cannot be the last;
+ * any other may be, and may sleep:
  * it goes to @udp_work.  One at most is waiting: a client does not
  * migrate again before (quic_path_set_migration()).
  */
@@ -153,7 +154,8 @@ static void quic_path_udp_put(struct sock *sk, struct quic_udp_sock *us)
 {
 	struct quic_paths *p = &quic_sk(sk)->paths;
 
-	if (us == quic_sk(sk)->udp || WARN_ON_ONCE(p->stale)) {
+	if (us == quic_sk(sk)->udp || us == p->pref_udp ||
+	    WARN_ON_ONCE(p->stale)) {
 		quic_udp_sock_put(us);
 		return;
 	}
@@ -266,33 +268,81 @@ static void quic_path_reset_cc(struct sock *sk)
 }
 
 /*
- * Make @peer (from @local on @us, a reference given to us, or NULL: the
- * same local address) the active path and validate it.  The path left is
- * kept as @alt until then.  @rx: bytes received from @peer so far, for
- * the anti-amplification limit of a peer address not validated.
+ * The local address a datagram came to (@skb's), of the family of the
+ * address it came from.
+ */
+static void quic_path_to(struct sk_buff *skb, union quic_addr *l)
+{
+	const struct quic_input_cb *cb = QUIC_INPUT_CB(skb);
+
+	memset(l, 0, sizeof(*l));
+	l->sa.sa_family = cb->peer.sa.sa_family;
+	if (l->sa.sa_family == AF_INET) {
+		l->v4.sin_addr.s_addr = cb->local_ip.v4;
+		l->v4.sin_port = cb->local_port;
+	} else {
+		l->v6.sin6_addr = cb->local_ip.v6;
+		l->v6.sin6_port = cb->local_port;
+	}
+}
+
+static bool quic_path_any(const union quic_addr *a)
+{
+	return a->sa.sa_family == AF_INET ? !a->v4.sin_addr.s_addr :
+	       ipv6_addr_any(&a->v6.sin6_addr);
+}
+
+/* Is @l (quic_path_to()) the local address @a of a path? */
+static bool quic_path_local_eq(const union quic_addr *a,
+			       const union quic_addr *l)
+{
+	return quic_addr_port(a) == quic_addr_port(l) &&
+	       (quic_path_any(a) || quic_path_ip_eq(a, l));
+}
+
+/* The tunnel socket of our local address @l: the preferred address's? */
+static struct quic_udp_sock *quic_path_udp_of(struct sock *sk,
+					      const union quic_addr *l)
+{
+	struct quic_paths *p = &quic_sk(sk)->paths;
+
+	if (p->pref_udp && quic_path_local_eq(quic_path_addr(&p->pref), l))
+		return p->pref_udp;
+	return quic_sk(sk)->udp;
+}
+
+/*
+ * Make the path from our local address @local on @us to @peer the active
+ * one and validate it; the path left is kept as @alt until then.  @us is
+ * not given to us: the path takes its own reference.  @ours: we started
+ * the change (a client's migration, or its move to the server's preferred
+ * address).  @rx: bytes received on the new path so far, for the
+ * anti-amplification limit of a peer address not validated.
  */
 static int quic_path_move(struct sock *sk, const union quic_addr *peer,
 			  const union quic_addr *local,
-			  struct quic_udp_sock *us, bool local_move, u32 rx)
+			  struct quic_udp_sock *us, bool ours, u32 rx)
 {
 	struct quic_sock *qs = quic_sk(sk);
 	struct quic_paths *p = &qs->paths;
 	struct quic_path *alt = &p->alt;
-	bool port_only;
+	bool same_ips, same_peer;
 
 	if (!quic_path_dst_ready(p))
 		return -ENOMEM;
 	if (p->alt_state == QUIC_PATH_ALT_PROBE) {
 		/* A challenge from there is now answered on the active path. */
 		if (p->alt_resp_due &&
-		    quic_path_addr_eq(quic_path_addr(&alt->peer), peer)) {
+		    quic_path_addr_eq(quic_path_addr(&alt->peer), peer) &&
+		    quic_path_addr_eq(quic_path_addr(&alt->local), local)) {
 			memcpy(qs->path_resp, p->alt_resp, sizeof(qs->path_resp));
 			qs->path_resp_pending = true;
 		}
 		quic_path_alt_release(sk);
 	}
-	if (p->alt_state == QUIC_PATH_ALT_OLD && !us &&
-	    quic_path_addr_eq(quic_path_addr(&alt->peer), peer)) {
+	if (p->alt_state == QUIC_PATH_ALT_OLD &&
+	    quic_path_addr_eq(quic_path_addr(&alt->peer), peer) &&
+	    quic_path_addr_eq(quic_path_addr(&alt->local), local)) {
 		/* Back to the path we left, validated before (§9.3). */
 		quic_path_swap(sk);
 		quic_path_alt_release(sk);
@@ -300,48 +350,70 @@ static int quic_path_move(struct sock *sk, const union quic_addr *peer,
 		p->challenge_due = false;
 		sk_stop_timer(sk, &p->timer);
 		quic_path_changed(sk);
-		quic_path_event(sk, local_move);
+		quic_path_event(sk, ours);
 		return 0;
 	}
 
-	port_only = local_move ?
-		    quic_path_ip_eq(local, &qs->local) :
-		    quic_path_ip_eq(peer, &qs->peer);
+	same_peer = quic_path_addr_eq(peer, &qs->peer);
+	same_ips = quic_path_ip_eq(peer, &qs->peer) &&
+		   quic_path_ip_eq(local, &qs->local);
+	quic_udp_sock_hold(us);
 	if (p->alt_state == QUIC_PATH_ALT_OLD) {
 		/* From a path not validated yet: @alt stays the one we know. */
-		if (us)
-			return -EBUSY;	/* not for a client: it waits */
+		quic_path_udp_put(sk, qs->udp);
+		qs->udp = us;
 	} else {
 		quic_path_swap(sk);	/* @alt is the path we leave */
 		qs->peer = *quic_path_addr(&alt->peer);
-		qs->local = *quic_path_addr(&alt->local);
 		qs->udp = us;
-		if (!us) {
-			qs->udp = alt->udp;
-			quic_udp_sock_hold(qs->udp);
-		}
 		p->alt_state = QUIC_PATH_ALT_OLD;
 		p->reset_cc = false;
 	}
 	qs->peer = *peer;
-	if (local)
-		qs->local = *local;
+	qs->local = *local;
 	dst_cache_reset(&qs->dst_cache);
-	/* Our peer's address is validated if only our own one changed. */
-	quic_amp_init(&qs->amp, local_move);
+	/* A peer address we know, or ours to choose: no limit (§9.3.1). */
+	quic_amp_init(&qs->amp, ours || same_peer);
 	quic_amp_on_received(&qs->amp, rx);
-	p->reset_cc |= !port_only;
-	p->local_move = local_move;
+	p->reset_cc |= !same_ips;
+	p->local_move = ours;
 	quic_path_validate(sk);
 	quic_path_changed(sk);
-	quic_path_event(sk, local_move);
+	quic_path_event(sk, ours);
 	return 0;
 }
 
-/* The packet's path for checks: where it came from. */
+/* Where a datagram came from. */
 static const union quic_addr *quic_path_from(struct sk_buff *skb)
 {
 	return &QUIC_INPUT_CB(skb)->peer;
+}
+
+/*
+ * Is a datagram on the active path (a server: from its peer, to its local
+ * address; a client: from the server address it sends to)?
+ */
+static bool quic_path_on_active(struct sock *sk, struct sk_buff *skb,
+				const union quic_addr *l)
+{
+	struct quic_sock *qs = quic_sk(sk);
+
+	return quic_path_addr_eq(quic_path_from(skb), &qs->peer) &&
+	       (!qs->is_server || quic_path_local_eq(&qs->local, l));
+}
+
+/* Is a datagram on @alt (see quic_path_on_active())? */
+static bool quic_path_on_alt(struct sock *sk, struct sk_buff *skb,
+			     const union quic_addr *l)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	struct quic_path *alt = &qs->paths.alt;
+
+	return qs->paths.alt_state != QUIC_PATH_ALT_NONE &&
+	       quic_path_addr_eq(quic_path_from(skb),
+				 quic_path_addr(&alt->peer)) &&
+	       (!qs->is_server ||
+		quic_path_local_eq(quic_path_addr(&alt->local), l));
 }
 
 /**
@@ -359,11 +431,11 @@ bool quic_path_rx_drop(struct sock *sk, struct sk_buff *skb, u8 level)
 	struct quic_sock *qs = quic_sk(sk);
 	struct quic_paths *p = &qs->paths;
 	const union quic_addr *from = quic_path_from(skb);
+	union quic_addr l;
 
-	if (quic_path_addr_eq(from, &qs->peer))
-		return false;
-	if (p->alt_state == QUIC_PATH_ALT_OLD &&
-	    quic_path_addr_eq(from, quic_path_addr(&p->alt.peer)))
+	quic_path_to(skb, &l);
+	if (quic_path_on_active(sk, skb, &l) ||
+	    (p->alt_state == QUIC_PATH_ALT_OLD && quic_path_on_alt(sk, skb, &l)))
 		return false;
 	if (!qs->is_server) {
 		/* §9: only known server addresses. */
@@ -382,7 +454,9 @@ bool quic_path_rx_drop(struct sock *sk, struct sk_buff *skb, u8 level)
 	/* §9: no migration before the handshake is confirmed. */
 	if (level != QUIC_CRYPTO_APP || !qs->handshake_confirmed)
 		goto drop;
-	if (qs->local_tp.disable_active_migration &&
+	/* §9: not the peer's to do, unless it acted on our preferred one. */
+	if (qs->local_tp.disable_active_migration && !p->pref_used &&
+	    quic_path_udp_of(sk, &l) != p->pref_udp &&
 	    !quic_path_ip_eq(from, &qs->peer))
 		goto drop;
 	return false;
@@ -403,14 +477,20 @@ void quic_path_on_rx(struct sock *sk, struct sk_buff *skb, u8 level,
 		     bool newest, bool probing)
 {
 	struct quic_sock *qs = quic_sk(sk);
-	const union quic_addr *from = quic_path_from(skb);
+	struct quic_udp_sock *us;
+	union quic_addr l;
 
 	if (!qs->is_server || level != QUIC_CRYPTO_APP || probing || !newest ||
-	    sk->sk_state != QUIC_SS_ESTABLISHED ||
-	    quic_path_addr_eq(from, &qs->peer))
+	    sk->sk_state != QUIC_SS_ESTABLISHED)
 		return;
-	/* §9.3: the highest-numbered non-probing packet moves us. */
-	quic_path_move(sk, from, NULL, NULL, false, skb->len);
+	quic_path_to(skb, &l);
+	if (quic_path_on_active(sk, skb, &l))
+		return;
+	us = quic_path_udp_of(sk, &l);
+	if (us == qs->paths.pref_udp)
+		qs->paths.pref_used = true;
+	/* §9.3, §9.6.3: the highest-numbered non-probing packet moves us. */
+	quic_path_move(sk, quic_path_from(skb), &l, us, false, skb->len);
 }
 
 /* A PATH_CHALLENGE: answered on the path it came on (§8.2.2). */
@@ -420,31 +500,32 @@ void quic_path_on_challenge(struct sock *sk, struct sk_buff *skb,
 	struct quic_sock *qs = quic_sk(sk);
 	struct quic_paths *p = &qs->paths;
 	struct quic_path *alt = &p->alt;
-	const union quic_addr *from = quic_path_from(skb);
+	union quic_addr l;
 
-	if (!qs->is_server || quic_path_addr_eq(from, &qs->peer)) {
+	quic_path_to(skb, &l);
+	if (quic_path_on_active(sk, skb, &l)) {
 		/* The latest challenge replaces any unanswered one. */
 		memcpy(qs->path_resp, data, QUIC_PATH_CHALLENGE_LEN);
 		qs->path_resp_pending = true;
 		return;
 	}
-	if (p->alt_state == QUIC_PATH_ALT_OLD &&
-	    !quic_path_addr_eq(from, quic_path_addr(&alt->peer)))
+	if (!qs->is_server)
+		return;		/* from the path we left */
+	if (p->alt_state == QUIC_PATH_ALT_OLD && !quic_path_on_alt(sk, skb, &l))
 		return;		/* one other path at a time */
+	if (p->alt_state == QUIC_PATH_ALT_PROBE && !quic_path_on_alt(sk, skb, &l))
+		quic_path_alt_release(sk);	/* the latest probe wins */
 	if (p->alt_state == QUIC_PATH_ALT_NONE) {
 		if (!quic_path_dst_ready(p))
 			return;
-		*quic_path_addr(&alt->local) = qs->local;
-		alt->udp = qs->udp;
+		*quic_path_addr(&alt->peer) = *quic_path_from(skb);
+		*quic_path_addr(&alt->local) = l;
+		alt->udp = quic_path_udp_of(sk, &l);
 		quic_udp_sock_hold(alt->udp);
-		p->alt_state = QUIC_PATH_ALT_PROBE;
-	}
-	if (p->alt_state == QUIC_PATH_ALT_PROBE &&
-	    !quic_path_addr_eq(from, quic_path_addr(&alt->peer))) {
-		*quic_path_addr(&alt->peer) = *from;
 		dst_cache_reset(&alt->dst_cache);
 		quic_amp_init(&alt->amp, false);
 		quic_amp_on_received(&alt->amp, skb->len);
+		p->alt_state = QUIC_PATH_ALT_PROBE;
 	}
 	memcpy(p->alt_resp, data, QUIC_PATH_CHALLENGE_LEN);
 	p->alt_resp_due = true;
@@ -581,7 +662,7 @@ bool quic_path_probe_begin(struct sock *sk)
 {
 	struct quic_paths *p = &quic_sk(sk)->paths;
 
-	if (p->alt_state != QUIC_PATH_ALT_PROBE || !p->alt_resp_due)
+	if (p->alt_state == QUIC_PATH_ALT_NONE || !p->alt_resp_due)
 		return false;
 	quic_path_swap(sk);
 	p->swapped = true;
@@ -603,25 +684,31 @@ bool quic_path_probing(struct sock *sk)
 }
 
 /*
- * The connection ID a migrating client moves to: one of the server's it
- * has not used (§9.5), moved to the head of the list (the active one).
- * The one it leaves is retired.  Until conn_id.c has
- * quic_cid_next_dcid().
+ * Address packets to the peer's connection ID of sequence number @seq, or
+ * to the first one we have not used if @seq is negative (RFC 9000 §9.5):
+ * it moves to the head of the list (the active one), and the one we
+ * leave is retired.  Until conn_id.c has quic_cid_next_dcid().
  */
-static int quic_path_next_dcid(struct sock *sk)
+static int quic_path_use_dcid(struct sock *sk, s64 seq)
 {
-	struct quic_sock *qs = quic_sk(sk);
-	struct quic_cid_set *set = &qs->cids;
-	struct quic_dcid *cur, *d;
+	struct quic_cid_set *set = &quic_sk(sk)->cids;
 	struct quic_frame f = { .type = QUIC_FRAME_RETIRE_CONNECTION_ID };
+	struct quic_dcid *cur, *d, *next = NULL;
 	u8 raw[16];
 	int len;
 
 	cur = list_first_entry_or_null(&set->dcids, struct quic_dcid, list);
-	if (!cur || list_is_singular(&set->dcids))
+	if (!cur)
 		return -EAGAIN;
-	d = list_next_entry(cur, list);
-	list_move(&d->list, &set->dcids);
+	list_for_each_entry(d, &set->dcids, list) {
+		if (d != cur && (seq < 0 || d->seq == seq)) {
+			next = d;
+			break;
+		}
+	}
+	if (!next)
+		return -EAGAIN;
+	list_move(&next->list, &set->dcids);
 	f.retire_seq = cur->seq;
 	list_del(&cur->list);
 	set->n_dcids--;
@@ -633,43 +720,67 @@ static int quic_path_next_dcid(struct sock *sk)
 	return 0;
 }
 
+/*
+ * A listener's preferred address (RFC 9000 §9.6): a tunnel socket there,
+ * and the address its connections advertise.  Socket lock held, process
+ * context.
+ */
+static int quic_path_set_pref(struct sock *sk, const union quic_addr *a)
+{
+	struct quic_paths *p = &quic_sk(sk)->paths;
+	struct quic_udp_sock *us;
+
+	us = quic_udp_sock_get(sk, a);
+	if (IS_ERR(us))
+		return PTR_ERR(us);
+	if (p->pref_udp)
+		quic_udp_sock_put(p->pref_udp);
+	p->pref_udp = us;
+	*quic_path_addr(&p->pref) = us->addr;
+	return 0;
+}
+
 /**
  * quic_path_set_migration - QUIC_SOCKOPT_CONNECTION_MIGRATION
  * @sk: the socket, locked
  * @optval: a struct sockaddr_in or sockaddr_in6
  * @optlen: its length
  *
- * A client moves its connection to the new local address @addr (port 0:
- * any).  A server's preferred address is not done.
+ * A client moves its connection to the new local address @optval (port
+ * 0: any).  On a listener, @optval becomes the preferred address of the
+ * connections it accepts from now on.
  *
- * Return: 0, or -EOPNOTSUPP on a server or listener; -ENOTCONN without a
- * connection; -EPERM if the peer sent disable_active_migration; -EAGAIN
- * before the handshake is confirmed or while the peer has given no unused
- * connection ID; -EBUSY while a path change is being validated; -EINVAL
- * for a malformed address or one of another family; or what binding the
- * address returned (e.g. -EADDRNOTAVAIL).
+ * Return: 0; -ENOTCONN without a connection or listener; -EISCONN on a
+ * server's connection (the preferred address is the listener's); -EPERM
+ * if the peer sent disable_active_migration; -EAGAIN before the handshake
+ * is confirmed or while the peer has given no unused connection ID;
+ * -EBUSY while a path change is being validated; -EINVAL for a malformed
+ * address or one of another family; or what binding the address returned
+ * (e.g. -EADDRNOTAVAIL).
  */
 int quic_path_set_migration(struct sock *sk, sockptr_t optval,
 			    unsigned int optlen)
 {
 	struct quic_sock *qs = quic_sk(sk);
-	union quic_addr a = {}, peer;
+	union quic_addr a = {}, peer, local;
 	struct quic_udp_sock *us;
 	int err;
 
-	if (qs->is_server || sk->sk_state == QUIC_SS_LISTENING)
-		return -EOPNOTSUPP;
-	if (sk->sk_state != QUIC_SS_CONNECTING &&
-	    sk->sk_state != QUIC_SS_ESTABLISHED)
-		return -ENOTCONN;
 	if (optlen < sizeof(struct sockaddr_in))
 		return -EINVAL;
 	if (copy_from_sockptr(&a, optval, min_t(unsigned int, optlen,
 						sizeof(a))))
 		return -EFAULT;
-	if (a.sa.sa_family != qs->local.sa.sa_family ||
+	if (a.sa.sa_family != sk->sk_family ||
 	    (a.sa.sa_family == AF_INET6 && optlen < sizeof(a.v6)))
 		return -EINVAL;
+	if (sk->sk_state == QUIC_SS_LISTENING)
+		return quic_path_set_pref(sk, &a);
+	if (qs->is_server)
+		return -EISCONN;
+	if (sk->sk_state != QUIC_SS_CONNECTING &&
+	    sk->sk_state != QUIC_SS_ESTABLISHED)
+		return -ENOTCONN;
 	if (qs->peer_tp.disable_active_migration)
 		return -EPERM;
 	if (!qs->handshake_confirmed)
@@ -684,17 +795,106 @@ int quic_path_set_migration(struct sock *sk, sockptr_t optval,
 	us = quic_udp_sock_get(sk, &a);
 	if (IS_ERR(us))
 		return PTR_ERR(us);
-	a = us->addr;
+	local = us->addr;
 	peer = qs->peer;	/* not a pointer into what the move changes */
-	err = quic_path_next_dcid(sk);
+	err = quic_path_use_dcid(sk, -1);
 	if (!err)
-		err = quic_path_move(sk, &peer, &a, us, true, 0);
-	if (err) {
-		quic_udp_sock_put(us);
+		err = quic_path_move(sk, &peer, &local, us, true, 0);
+	quic_udp_sock_put(us);	/* the path has its own reference */
+	if (err)
 		return err;
-	}
 	quic_output(sk);
 	return 0;
+}
+
+/* Server: a new connection of @lsk advertises its preferred address. */
+void quic_path_inherit(struct sock *lsk, struct sock *sk)
+{
+	struct quic_paths *lp = &quic_sk(lsk)->paths, *p = &quic_sk(sk)->paths;
+
+	if (!lp->pref_udp)
+		return;
+	p->pref = lp->pref;
+	p->pref_udp = lp->pref_udp;
+	quic_udp_sock_hold(p->pref_udp);
+}
+
+/*
+ * Server, once its connection IDs are made: the preferred_address
+ * transport parameter, with a connection ID of sequence number 1
+ * (§5.1.1).  Its stateless reset token is random until conn_id.c makes
+ * them.
+ */
+int quic_path_pref_start(struct sock *sk)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	struct quic_tp_preferred_address *pa = &qs->local_tp.preferred_address;
+	const union quic_addr *a = quic_path_addr(&qs->paths.pref);
+	struct quic_scid *s;
+	int err;
+
+	if (!qs->paths.pref_udp)
+		return 0;
+	err = quic_cid_new_scid(sk, &qs->cids, &pa->cid);
+	if (err)
+		return err;
+	s = list_last_entry(&qs->cids.scids, struct quic_scid, list);
+	/* 1 (§5.1.1): the client's original DCID took it, and is not sent. */
+	s->seq = 1;
+	qs->cids.next_scid_seq = 2;
+	get_random_bytes(pa->token, sizeof(pa->token));
+	if (a->sa.sa_family == AF_INET) {
+		memcpy(pa->ipv4, &a->v4.sin_addr, sizeof(pa->ipv4));
+		pa->ipv4_port = ntohs(a->v4.sin_port);
+	} else {
+		memcpy(pa->ipv6, &a->v6.sin6_addr, sizeof(pa->ipv6));
+		pa->ipv6_port = ntohs(a->v6.sin6_port);
+	}
+	quic_tp_mark(&qs->local_tp, QUIC_TPB_PREFERRED_ADDRESS);
+	return 0;
+}
+
+/*
+ * Client, handshake confirmed: move to the server's preferred address of
+ * the family we use, if it gave one (§9.6.1), with its connection ID.
+ * disable_active_migration does not forbid it (§18.2).
+ */
+void quic_path_pref_migrate(struct sock *sk)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	const struct quic_tp_preferred_address *pa =
+		&qs->peer_tp.preferred_address;
+	union quic_addr to = {}, peer = qs->peer, local = qs->local;
+	__be32 v4;
+
+	if (qs->is_server ||
+	    !quic_tp_has(&qs->peer_tp, QUIC_TPB_PREFERRED_ADDRESS) ||
+	    qs->paths.alt_state != QUIC_PATH_ALT_NONE || qs->paths.validating)
+		return;
+	if (quic_path_v4(&peer, &v4)) {
+		if (!pa->ipv4_port)
+			return;
+		to.v4.sin_family = AF_INET;
+		memcpy(&to.v4.sin_addr, pa->ipv4, sizeof(pa->ipv4));
+		to.v4.sin_port = htons(pa->ipv4_port);
+		if (peer.sa.sa_family == AF_INET6) {
+			to.v6.sin6_family = AF_INET6;
+			ipv6_addr_set_v4mapped(to.v4.sin_addr.s_addr,
+					       &to.v6.sin6_addr);
+			to.v6.sin6_port = htons(pa->ipv4_port);
+		}
+	} else {
+		if (!pa->ipv6_port)
+			return;
+		to.v6.sin6_family = AF_INET6;
+		memcpy(&to.v6.sin6_addr, pa->ipv6, sizeof(pa->ipv6));
+		to.v6.sin6_port = htons(pa->ipv6_port);
+	}
+	if (quic_path_addr_eq(&to, &peer) ||
+	    quic_cid_add_dcid(sk, &qs->cids, &pa->cid, 1, pa->token) ||
+	    quic_path_use_dcid(sk, 1))
+		return;
+	quic_path_move(sk, &to, &local, qs->udp, true, 0);
 }
 
 void quic_path_init(struct sock *sk)
@@ -722,6 +922,9 @@ void quic_path_free(struct sock *sk)
 		quic_udp_sock_put(p->alt.udp);
 	p->alt.udp = NULL;
 	p->alt_state = QUIC_PATH_ALT_NONE;
+	if (p->pref_udp)
+		quic_udp_sock_put(p->pref_udp);
+	p->pref_udp = NULL;
 	if (p->dst_ready)
 		dst_cache_destroy(&p->alt.dst_cache);
 	p->dst_ready = false;

@@ -75,6 +75,13 @@ struct quic_paths {
 	bool			hs_peer_set;
 	/* The spare connection ID we issued (until conn_id.c does). */
 	bool			cid_issued;
+	/*
+	 * Server's preferred address (RFC 9000 §9.6): set on the listener,
+	 * which holds a tunnel socket there; its connections hold it too.
+	 */
+	struct sockaddr_storage	pref;
+	struct quic_udp_sock	*pref_udp;	/* a reference of ours */
+	bool			pref_used;	/* a packet came to it */
 	struct timer_list	timer;		/* PATH_CHALLENGE again */
 	/*
 	 * The last reference of a tunnel socket a client left (or failed to
@@ -103,6 +110,11 @@ bool quic_path_small_ok(struct sock *sk);
 bool quic_path_probe_begin(struct sock *sk);
 void quic_path_probe_end(struct sock *sk);
 bool quic_path_probing(struct sock *sk);
+
+/* connection.c, input.c: the preferred address */
+void quic_path_inherit(struct sock *lsk, struct sock *sk);
+int quic_path_pref_start(struct sock *sk);
+void quic_path_pref_migrate(struct sock *sk);
 
 /* sockopt.c */
 int quic_path_set_migration(struct sock *sk, sockptr_t optval,

@@ -186,6 +186,7 @@ struct quic_input_cb {
 		__be32		v4;
 		struct in6_addr	v6;
 	} local_ip;			/* the address it was sent to */
+	__be16			local_port;	/* and port (path.c) */
 };
 
 #define QUIC_INPUT_CB(skb)	((struct quic_input_cb *)&((skb)->cb[0]))

@@ -145,6 +145,38 @@ static int migration_event(int fd)
 	return ev.local_migration;
 }
 
+/*
+ * The local (@peer 0) or peer address of @fd is on the second address,
+ * the one of the path change.
+ */
+static void check_second(int fd, int peer, const char *what)
+{
+	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
+	struct sockaddr_storage ss, want;
+	socklen_t len = sizeof(ss);
+
+	if (peer)
+		CHECK_OK(getpeername(fd, (struct sockaddr *)&ss, &len));
+	else
+		CHECK_OK(getsockname(fd, (struct sockaddr *)&ss, &len));
+	second_addr(ss.ss_family, &want);
+	printf("# %s %s port %u\n", what, ip_str(&ss, a), port_of(&ss));
+	CHECK(!strcmp(ip_str(&ss, a), ip_str(&want, b)));
+}
+
+/*
+ * One migration event on each end: local_migration 1 on the client (seen
+ * with the data, @events, or still to come), 0 on the server.
+ */
+static void check_events(struct conn *c, int events)
+{
+	if (!events)
+		CHECK(migration_event(c->cfd) == 1);
+	else
+		CHECK(events == 1);
+	CHECK(migration_event(c->sfd) == 0);
+}
+
 static const struct conn_cfg events_cfg = {
 	.server_events = { QUIC_EVENT_CONNECTION_MIGRATION },
 	.client_events = { QUIC_EVENT_CONNECTION_MIGRATION },
@@ -197,9 +229,6 @@ static void test_baseline(int family)
  */
 static void test_client_migration(int family)
 {
-	struct sockaddr_storage ss, want;
-	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
-	socklen_t len = sizeof(ss);
 	struct conn c;
 	long long ms;
 	int events = 0;
@@ -209,20 +238,9 @@ static void test_client_migration(int family)
 	ms = receive(&c, XFER / 2, migrate_when_ready, &events);
 	printf("# time: %d MB, client migration halfway: %lld ms\n",
 	       XFER >> 20, ms);
-	second_addr(family, &want);
-	CHECK_OK(getsockname(c.cfd, (struct sockaddr *)&ss, &len));
-	printf("# client local %s port %u\n", ip_str(&ss, a), port_of(&ss));
-	CHECK(!strcmp(ip_str(&ss, a), ip_str(&want, b)));
-	len = sizeof(ss);
-	CHECK_OK(getpeername(c.sfd, (struct sockaddr *)&ss, &len));
-	printf("# server peer %s port %u\n", ip_str(&ss, a), port_of(&ss));
-	CHECK(!strcmp(ip_str(&ss, a), ip_str(&want, b)));
-	/* Ours: with the data, or still to come. */
-	if (!events)
-		CHECK(migration_event(c.cfd) == 1);
-	else
-		CHECK(events == 1);
-	CHECK(migration_event(c.sfd) == 0);
+	check_second(c.cfd, 0, "client local");
+	check_second(c.sfd, 1, "server peer");
+	check_events(&c, events);
 	/* The connection works on: a reply on the new path. */
 	CHECK(qsend(c.cfd, "ok", 2, C_BIDI(0),
 		    MSG_QUIC_STREAM_NEW | MSG_QUIC_STREAM_FIN, 0) == 2);
@@ -306,9 +324,10 @@ static void no_migration_tp(struct quic_transport_param *p)
 }
 
 /*
- * The errno of each refusal: not connected ENOTCONN, a listener or a
- * server connection EOPNOTSUPP (the preferred address is not done), a
- * malformed address EINVAL, disable_active_migration from the peer EPERM.
+ * The errno of each refusal: not connected ENOTCONN, a server's
+ * connection EISCONN (its listener has the preferred address), a
+ * malformed address or one of another family EINVAL (on a listener too),
+ * disable_active_migration from the peer EPERM.
  */
 static void test_refusals(int family)
 {
@@ -325,12 +344,12 @@ static void test_refusals(int family)
 	CHECK_ERR(migrate(fd, family), ENOTCONN);
 	CHECK_OK(bind(fd, (struct sockaddr *)&ss, len));
 	CHECK_OK(listen(fd, 1));
-	CHECK_ERR(migrate(fd, family), EOPNOTSUPP);
+	CHECK_ERR(migrate(fd, family == AF_INET ? AF_INET6 : AF_INET), EINVAL);
 	close(fd);
 
 	if (conn_open_cfg(&c, family, &cfg))
 		return;
-	CHECK_ERR(migrate(c.sfd, family), EOPNOTSUPP);
+	CHECK_ERR(migrate(c.sfd, family), EISCONN);
 	CHECK_ERR(setsockopt(c.cfd, SOL_QUIC, QUIC_SOCKOPT_CONNECTION_MIGRATION,
 			     &ss, 4), EINVAL);
 	second_addr(family == AF_INET ? AF_INET6 : AF_INET, &ss);
@@ -366,6 +385,49 @@ static void test_busy_then_no_cid(int family)
 	conn_close(&c);
 }
 
+/* The listener's preferred address: the second address, any port. */
+static int set_pref(int lfd)
+{
+	struct sockaddr_storage ss;
+
+	getsockname(lfd, (struct sockaddr *)&ss, &(socklen_t){ sizeof(ss) });
+	return migrate(lfd, ss.ss_family);
+}
+
+static const struct conn_cfg pref_cfg = {
+	.server_events = { QUIC_EVENT_CONNECTION_MIGRATION },
+	.client_events = { QUIC_EVENT_CONNECTION_MIGRATION },
+	.server_after_listen = set_pref,
+};
+
+/*
+ * The server's preferred address (RFC 9000 §9.6): the client moves there
+ * once the handshake is confirmed (event local_migration 1; the server's
+ * 0), the transfer runs intact, and the client's peer address and the
+ * server's local address are the preferred one.
+ */
+static void test_preferred_address(int family)
+{
+	struct conn c;
+	long long ms;
+	int events = 0;
+
+	if (private_netns(DELAY_MS)) {
+		snprintf(tap_skip_why, sizeof(tap_skip_buf),
+			 "no private netns with netem (tc, sch_netem)");
+		return;
+	}
+	if (conn_open_cfg(&c, family, &pref_cfg))
+		return;
+	ms = receive(&c, 0, NULL, &events);
+	printf("# time: %d MB, to the preferred address: %lld ms\n",
+	       XFER >> 20, ms);
+	check_second(c.cfd, 1, "client peer");
+	check_second(c.sfd, 0, "server local");
+	check_events(&c, events);
+	conn_close(&c);
+}
+
 static const struct conn_test tests[] = {
 	{ "transfer without a path change", test_baseline, FAM_BOTH },
 	{ "client migration during a transfer", test_client_migration,
@@ -373,6 +435,7 @@ static const struct conn_test tests[] = {
 	{ "NAT rebinding during a transfer", test_nat_rebinding, FAM_BOTH },
 	{ "migration refusals", test_refusals, FAM_BOTH },
 	{ "EBUSY while validating, then EAGAIN", test_busy_then_no_cid, 0 },
+	{ "preferred address", test_preferred_address, FAM_BOTH },
 };
 
 int main(void)
