@@ -12,9 +12,15 @@
  *   and validates the new path with PATH_CHALLENGE; it goes back to the
  *   old path if no PATH_RESPONSE comes.  It needs an unused connection ID
  *   of the server's (§9.5) and retires the one it leaves.
- * - The server moves to a new peer address on the highest-numbered
- *   non-probing packet from it (§9.3) and validates it; probing packets
- *   from another address get their PATH_RESPONSE on that path only.
+ * - The server moves to a new path (a new peer address, or its preferred
+ *   address as the local one) on the highest-numbered non-probing packet
+ *   on it (§9.3, §9.6.3) and validates it; probing packets on another
+ *   path get their PATH_RESPONSE on that path only.  A server tells paths
+ *   apart by both addresses; a client by the server's.
+ * - Preferred address (§9.6): set on the listener, which binds a tunnel
+ *   socket there; each connection advertises it with a connection ID of
+ *   sequence number 1.  Our client moves there (as for a migration, and
+ *   with the same fallback) once the handshake is confirmed.
  * - disable_active_migration that we advertised: §9 lets us drop packets
  *   from a new peer address or proceed.  A change of the peer's IP address
  *   is the active migration the peer was asked not to make: dropped.  A
