@@ -110,6 +110,7 @@ void quic_conn_init(struct sock *sk)
 	quic_compat_init(sk);
 	quic_early_data_sock_init(sk);
 	quic_pmtud_init(sk);
+	quic_path_init(sk);
 }
 
 void quic_conn_free(struct sock *sk)
@@ -118,6 +119,7 @@ void quic_conn_free(struct sock *sk)
 	int i;
 
 	quic_timers_stop(sk);
+	quic_path_free(sk);
 	quic_key_update_free(sk);
 	quic_retry_free(sk);
 	quic_compat_free(sk);
@@ -284,6 +286,7 @@ void quic_conn_inherit(struct sock *lsk, struct sock *sk)
 	}
 	inet_sk(sk)->inet_sport = inet_sk(lsk)->inet_sport;
 	inet_sk(sk)->inet_num = inet_sk(lsk)->inet_num;
+	quic_path_inherit(lsk, sk);	/* the preferred address */
 }
 
 /*
@@ -327,6 +330,9 @@ int quic_conn_accept(struct sock *sk, struct sk_buff *skb)
 	/* Retransmitted client Initials still carry the original DCID. */
 	err = quic_cid_add_scid(sk, &qs->cids, &odcid);
 	if (err && err != -EEXIST)
+		goto drop;
+	err = quic_path_pref_start(sk);	/* path.c */
+	if (err)
 		goto drop;
 	/* A token: the address is validated, and after Retry, the ODCID. */
 	quic_retry_conn_accept(sk, &hdr, &qs->peer);

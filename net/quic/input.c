@@ -185,6 +185,7 @@ static int quic_rcv_frame(struct sock *sk, struct sk_buff *skb, u8 level,
 			qs->handshake_confirmed = true;
 			qs->ld.handshake_confirmed = true;
 			quic_conn_discard_space(sk, QUIC_PN_SPACE_HANDSHAKE);
+			quic_path_pref_migrate(sk);	/* path.c */
 		}
 		return 0;
 	case QUIC_FRAME_CONNECTION_CLOSE:
@@ -199,9 +200,10 @@ static int quic_rcv_frame(struct sock *sk, struct sk_buff *skb, u8 level,
 					    &f->new_cid.cid, f->new_cid.token,
 					    terr);
 	case QUIC_FRAME_PATH_CHALLENGE:
-		/* One path: the latest challenge replaces any unanswered one. */
-		memcpy(qs->path_resp, f->path_data, QUIC_PATH_CHALLENGE_LEN);
-		qs->path_resp_pending = true;
+		quic_path_on_challenge(sk, skb, f->path_data);	/* path.c */
+		return 0;
+	case QUIC_FRAME_PATH_RESPONSE:
+		quic_path_on_response(sk, f->path_data);
 		return 0;
 	case QUIC_FRAME_RETIRE_CONNECTION_ID:
 		return quic_cid_retire_rcv(sk, f->retire_seq, terr);
@@ -228,10 +230,6 @@ static int quic_rcv_frame(struct sock *sk, struct sk_buff *skb, u8 level,
 			goto violation;
 		return quic_datagram_rcv(sk, f->datagram.data, f->datagram.len);
 	default:
-		/*
-		 * PATH_RESPONSE: no path validated yet, so nothing to do
-		 * (the decoder has validated it).
-		 */
 		return 0;
 	}
 
@@ -275,7 +273,7 @@ static int quic_rcv_packet(struct sock *sk, struct sk_buff *skb,
 	u32 trunc_pn, terr = 0;
 	u8 level, key_phase;
 	size_t hlen, plen;
-	bool eliciting = false;
+	bool eliciting = false, probing = true;
 	int ret, err;
 
 	ret = quic_hdr_parse(pkt, left, quic_cid_port_len(sk), &hdr);
@@ -371,6 +369,9 @@ static int quic_rcv_packet(struct sock *sk, struct sk_buff *skb,
 		QUIC_DROP(sk, DUPLICATE);
 		return hdr.pkt_len;
 	}
+	/* path.c: from a peer address we refuse (RFC 9000 §9). */
+	if (quic_path_rx_drop(sk, skb, level))
+		return hdr.pkt_len;
 	/* From here the packet is authentic: errors close the connection. */
 	if (quic_hdr_check_reserved(&hdr, &terr))
 		goto violation;
@@ -398,6 +399,7 @@ static int quic_rcv_packet(struct sock *sk, struct sk_buff *skb,
 		if (ret < 0)
 			goto violation;
 		eliciting |= quic_frame_ack_eliciting(f.type);
+		probing &= quic_frame_probing(f.type);
 		err = quic_rcv_frame(sk, skb, level, cpkt.key, &f, &terr);
 		if (err == -ENOBUFS || err == -ENOMEM) {
 			/*
@@ -421,6 +423,8 @@ static int quic_rcv_packet(struct sock *sk, struct sk_buff *skb,
 	}
 
 	quic_ack_ranges_add(&space->rx, hdr.pn);
+	quic_path_on_rx(sk, skb, level, space->largest_rx == QUIC_PN_NONE ||
+			hdr.pn > space->largest_rx, probing);	/* path.c */
 	if (space->largest_rx == QUIC_PN_NONE || hdr.pn > space->largest_rx) {
 		space->largest_rx = hdr.pn;
 		space->largest_rx_time = quic_now();

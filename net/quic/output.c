@@ -100,8 +100,8 @@ static bool quic_space_wants_send(struct sock *sk, u8 id)
 	if (space->ack_pending || quic_space_has_data(space))
 		return true;
 	return id == QUIC_PN_SPACE_APP &&
-	       (qs->path_resp_pending || quic_streams_send_pending(sk) ||
-		quic_datagram_pending(sk));
+	       (qs->path_resp_pending || quic_path_wants_send(sk) ||
+		quic_streams_send_pending(sk) || quic_datagram_pending(sk));
 }
 
 /* Write a CRYPTO frame of at most @room bytes; returns bytes written or 0. */
@@ -143,6 +143,11 @@ static bool quic_fill_frames(struct sock *sk, u8 id, struct quic_wr *wr,
 	bool eliciting = false;
 	int ret;
 
+	/* path.c: a datagram on another path carries its frames alone. */
+	if (quic_path_probing(sk))
+		return id == QUIC_PN_SPACE_APP && !early &&
+		       quic_path_fill(sk, wr);
+
 	/* An ACK due now, or anything unacknowledged when a packet goes. */
 	if (!early && (space->ack_pending || space->ack.pending) &&
 	    space->rx.n) {
@@ -161,14 +166,11 @@ static bool quic_fill_frames(struct sock *sk, u8 id, struct quic_wr *wr,
 	if (ack_only)
 		return quic_pmtud_fill(sk, wr);	/* a PMTU probe's PING */
 
-	/* Not remembered with the packet: a lost one is not sent again. */
-	if (id == QUIC_PN_SPACE_APP && qs->path_resp_pending && !early &&
-	    quic_wr_left(wr) >= 1 + QUIC_PATH_CHALLENGE_LEN) {
-		quic_wr_u8(wr, QUIC_FRAME_PATH_RESPONSE);
-		quic_wr_bytes(wr, qs->path_resp, QUIC_PATH_CHALLENGE_LEN);
-		qs->path_resp_pending = false;
+	/* PATH_CHALLENGE/RESPONSE (path.c), whatever the window. */
+	if (id == QUIC_PN_SPACE_APP && !early && quic_path_fill(sk, wr))
 		eliciting = true;
-	}
+	if (ack_only)
+		return eliciting;
 
 	list_for_each_entry_safe(f, tmp, &space->frames, list) {
 		if (early && !quic_frame_allowed(f->type, QUIC_PKT_0RTT))
@@ -417,7 +419,8 @@ static bool quic_output_datagram(struct sock *sk, u64 now, bool ack_only)
 	qs->ld.at_amplification_limit = allowance < QUIC_MIN_UDP_PAYLOAD;
 	if (allowance < room)
 		room = allowance;
-	if (room < QUIC_MIN_UDP_PAYLOAD && !qs->amp.validated)
+	if (room < QUIC_MIN_UDP_PAYLOAD && !qs->amp.validated &&
+	    !quic_path_small_ok(sk))
 		return false;
 	/*
 	 * PTO probes go out whatever the window (RFC 9002 §7.5), and so does
@@ -592,6 +595,11 @@ void quic_output(struct sock *sk)
 		return;
 	quic_pmtud_output(sk, now);
 	quic_cid_output(sk);	/* NEW_CONNECTION_ID frames due (conn_id.c) */
+	/* path.c: a PATH_RESPONSE owed on another path. */
+	if (quic_path_probe_begin(sk)) {
+		quic_output_datagram(sk, now, false);
+		quic_path_probe_end(sk);
+	}
 	for (i = 0; i < QUIC_TX_BURST; i++) {
 		if (quic_key_update_auto(sk))
 			return;		/* closed: AEAD limit */

@@ -37,6 +37,7 @@ const char *const quic_drop_names[QUIC_DROP_MAX] = {
 	[QUIC_DROP_TOKEN]	= "retry_token_invalid",
 	[QUIC_DROP_VN_RATE]	= "vn_rate_limited",
 	[QUIC_DROP_EARLY]	= "zero_rtt",
+	[QUIC_DROP_PATH]	= "path",
 };
 
 /*

@@ -24,6 +24,7 @@
 #include "key_phase.h"
 #include "pacing.h"
 #include "pmtud.h"
+#include "path.h"
 #include "recovery.h"
 #include "stream.h"
 #include "transport_param.h"
@@ -95,6 +96,7 @@ struct quic_sock {
 	 */
 	u8			path_resp[QUIC_PATH_CHALLENGE_LEN];
 	bool			path_resp_pending;
+	struct quic_paths	paths;		/* path.c */
 	struct quic_streams	streams;
 	struct quic_dgram	dgram;		/* datagram.c */
 	char			alpn[QUIC_ALPN_MAX];	/* NUL-terminated */
@@ -191,6 +193,7 @@ struct quic_input_cb {
 		struct in6_addr	v6;
 	} local_ip;			/* the address it was sent to */
 	u8			ecn;	/* ECN field of its IP header */
+	__be16			local_port;	/* and port (path.c) */
 };
 
 #define QUIC_INPUT_CB(skb)	((struct quic_input_cb *)&((skb)->cb[0]))
@@ -216,6 +219,7 @@ enum quic_drop_reason {
 	QUIC_DROP_TOKEN,	/* an Initial with a bad Retry token */
 	QUIC_DROP_VN_RATE,
 	QUIC_DROP_EARLY,	/* 0-RTT packets not read (early_data.c) */
+	QUIC_DROP_PATH,		/* from a peer address refused (path.c) */
 	QUIC_DROP_MAX,
 };
 
@@ -265,6 +269,8 @@ enum quic_stat {
 	QUIC_STAT_DGRAM_LOST,		/* in packets declared lost */
 	QUIC_STAT_DGRAM_TX_DROPPED,	/* no longer fitting a packet */
 	QUIC_STAT_DGRAM_RX_DROPPED,	/* receive queue full: the oldest */
+	QUIC_STAT_PATH_CHANGE,	/* active paths changed (path.c) */
+	QUIC_STAT_PATH_VALID,	/* new paths validated */
 	QUIC_STAT_MAX,
 };
 

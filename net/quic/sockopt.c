@@ -518,12 +518,6 @@ static int quic_set_config(struct sock *sk, sockptr_t optval,
 	return 0;
 }
 
-/* Events that nothing in the module raises yet cannot be turned on. */
-static bool quic_event_raised(u8 type)
-{
-	return type != QUIC_EVENT_CONNECTION_MIGRATION;
-}
-
 /* QUIC_SOCKOPT_CONNECTION_ID (conn_id.c). */
 static int quic_set_cid(struct sock *sk, sockptr_t optval, unsigned int optlen)
 {
@@ -562,8 +556,6 @@ static int quic_set_event(struct sock *sk, sockptr_t optval,
 		return -EFAULT;
 	if (ev.type == QUIC_EVENT_NONE || ev.type >= QUIC_EVENT_MAX)
 		return -EINVAL;
-	if (ev.on && !quic_event_raised(ev.type))
-		return -EOPNOTSUPP;
 	if (ev.on)
 		qs->events |= BIT(ev.type);
 	else
@@ -650,8 +642,7 @@ static int quic_setsockopt_quic(struct sock *sk, int optname,
 	case QUIC_SOCKOPT_CONNECTION_ID_LIST:
 		return quic_cid_list_set(sk, optval, optlen);
 	case QUIC_SOCKOPT_CONNECTION_MIGRATION:
-		/* Migration: issue 15. */
-		return -EOPNOTSUPP;
+		return quic_path_set_migration(sk, optval, optlen); /* path.c */
 	default:
 		return -ENOPROTOOPT;
 	}

@@ -41,6 +41,8 @@ static void quic_udp_input_cb(struct sk_buff *skb)
 	struct quic_input_cb *cb = QUIC_INPUT_CB(skb);
 	__be16 sport = udp_hdr(skb)->source;
 
+	BUILD_BUG_ON(sizeof(*cb) > sizeof(skb->cb));
+
 	if (ip_hdr(skb)->version == 4) {
 		__be32 saddr = ip_hdr(skb)->saddr, daddr = ip_hdr(skb)->daddr;
 
@@ -64,6 +66,7 @@ static void quic_udp_input_cb(struct sk_buff *skb)
 		cb->local_ip.v6 = daddr;
 		cb->ecn = ipv6_get_dsfield(ipv6_hdr(skb)) & INET_ECN_MASK;
 	}
+	cb->local_port = udp_hdr(skb)->dest;
 }
 
 /*

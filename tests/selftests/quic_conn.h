@@ -78,6 +78,8 @@ struct conn_cfg {
 	/* Called between the client's connect() and its handshake. */
 	int (*client_after_connect)(int fd);
 	config_fn server_config;	/* QUIC_SOCKOPT_CONFIG of the listener */
+	/* Called on the listener after listen(). */
+	int (*server_after_listen)(int lfd);
 };
 
 struct conn {
@@ -189,6 +191,8 @@ static inline int conn_open_cfg(struct conn *c, int family,
 		CHECK_OK(enable_event(sa.lfd, cfg->server_events[i]));
 	CHECK_OK(bind(sa.lfd, (struct sockaddr *)&ss, len));
 	CHECK_OK(listen(sa.lfd, 8));
+	if (cfg && cfg->server_after_listen)
+		CHECK_OK(cfg->server_after_listen(sa.lfd));
 	CHECK_OK(getsockname(sa.lfd, (struct sockaddr *)&ss, &len));
 
 	c->cfd = socket(family, SOCK_DGRAM, IPPROTO_QUIC);

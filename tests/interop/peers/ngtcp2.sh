@@ -6,6 +6,7 @@
 #   ngtcp2.sh server [--retry] [--versions LIST] --listen ADDR:PORT
 #                    --cert F --key F --root DIR [--qlog-dir D]
 #   ngtcp2.sh client [--ca F | --insecure] [--key-update DURATION]
+#                    [--change-local-addr DURATION [--nat-rebinding]]
 #                    [--token-file F] [--version V] [--versions LIST]
 #                    [--available-versions LIST]
 #                    [--session-file F [--0rtt]] --out DIR URL...
@@ -15,6 +16,9 @@
 # update (RFC 9001 6), DURATION after the handshake completed (ngtcp2's
 # duration syntax: a number with h, m, s, ms, us or ns; no unit: seconds).
 # It counts nothing: the peer has to tell whether the update happened.
+# --change-local-addr DURATION is gtlsclient's: DURATION after the
+# handshake it sends from a new local address (path validation first);
+# with --nat-rebinding it does so as a NAT would, without validating.
 # --retry is gtlsserver's --validate-addr (a Retry to every new client, and
 # it accepts the tokens of its NEW_TOKEN frames instead); --token-file F is
 # gtlsclient's --token-file=F: the token in F goes in the Initial, and the
@@ -121,6 +125,8 @@ client() {
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--key-update) opts+=("--key-update=$2"); shift 2 ;;
+		--change-local-addr) opts+=("--change-local-addr=$2"); shift 2 ;;
+		--nat-rebinding) opts+=(--nat-rebinding); shift ;;
 		--token-file) opts+=("--token-file=$2"); shift 2 ;;
 		--version) opts+=("--version=$2"); shift 2 ;;
 		--versions) opts+=("--preferred-versions=$2"); shift 2 ;;
