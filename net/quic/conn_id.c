@@ -245,6 +245,22 @@ int quic_cid_new_scid(struct sock *sk, struct quic_cid_set *set,
 	return 0;
 }
 
+/*
+ * A server's CID for its preferred address (RFC 9000 §9.6, sequence
+ * number 1): issued like the others, but announced in the
+ * preferred_address transport parameter rather than a NEW_CONNECTION_ID.
+ */
+int quic_cid_issue_pref(struct sock *sk, struct quic_cid *cid, u8 *token)
+{
+	struct quic_scid *s = quic_cid_issue(sk, &quic_sk(sk)->cids);
+
+	if (IS_ERR(s))
+		return PTR_ERR(s);
+	*cid = s->key.cid;
+	memcpy(token, s->reset_token, QUIC_STATELESS_RESET_TOKEN_LEN);
+	return 0;
+}
+
 /* Give @d its reset token, findable by the receive path. */
 static void quic_cid_dcid_token(struct sock *sk, struct quic_dcid *d,
 				const u8 *token)
@@ -598,6 +614,15 @@ static int quic_cid_switch_dcid(struct sock *sk, u64 seq, u64 prior_to)
 		return 0;
 	}
 	return -EINVAL;
+}
+
+/*
+ * Use the peer's CID @seq from now on (the preferred address's, 1),
+ * retiring the one used so far.  -EINVAL if we have no such CID.
+ */
+int quic_cid_use_dcid(struct sock *sk, u64 seq)
+{
+	return quic_cid_switch_dcid(sk, seq, 0);
 }
 
 /* QUIC_SOCKOPT_CONNECTION_ID set.  Socket lock held. */

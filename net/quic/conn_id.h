@@ -121,6 +121,8 @@ int quic_cid_new_cid_rcv(struct sock *sk, const u64 seq, u64 prior_to,
 			 u32 *terr);
 int quic_cid_retire_rcv(struct sock *sk, u64 seq, u32 *terr);
 const struct quic_cid *quic_cid_next_dcid(struct sock *sk);
+int quic_cid_use_dcid(struct sock *sk, u64 seq);
+int quic_cid_issue_pref(struct sock *sk, struct quic_cid *cid, u8 *token);
 void quic_cid_server_tp(struct sock *sk);
 
 int quic_cid_sockopt_get(struct sock *sk, struct quic_connection_id_info *i);

@@ -97,12 +97,16 @@ static void quic_path_event(struct sock *sk, bool local)
 
 /*
  * The active path changed (a move, or back after a failed validation).
- * Hook for what depends on the path: the route is looked up again; PMTU
- * discovery and ECN validation (other files) start again from here.
+ * What depends on the path starts again: the route is looked up again,
+ * the datagram size is the new route's or searched again from 1200
+ * (pmtud.c, RFC 9000 §14.3), and ECN is tested again (ecn_sock.c,
+ * RFC 9000 §13.4.2).
  */
 void quic_path_changed(struct sock *sk)
 {
 	dst_cache_reset(&quic_sk(sk)->dst_cache);
+	quic_pmtud_reset(sk);
+	quic_ecn_reset(sk);
 }
 
 /* Exchange the active path with @alt (both complete paths). */
@@ -558,32 +562,6 @@ void quic_path_on_response(struct sock *sk, const u8 *data)
 		quic_path_alt_release(sk);
 }
 
-/*
- * Until conn_id.c issues connection IDs: one spare one after the
- * handshake, so that a peer can migrate (§9.5).  Its stateless reset
- * token is random (no stateless reset yet).
- */
-static void quic_path_issue_cid(struct sock *sk)
-{
-	struct quic_sock *qs = quic_sk(sk);
-	struct quic_frame f = { .type = QUIC_FRAME_NEW_CONNECTION_ID };
-	u8 raw[64];
-	int len;
-
-	if (qs->paths.cid_issued || !qs->handshake_confirmed ||
-	    qs->peer_tp.active_connection_id_limit < 2)
-		return;
-	qs->paths.cid_issued = true;
-	if (quic_cid_new_scid(sk, &qs->cids, &f.new_cid.cid))
-		return;
-	f.new_cid.seq = qs->cids.next_scid_seq - 1;
-	get_random_bytes(f.new_cid.token, sizeof(f.new_cid.token));
-	len = quic_frame_encode(raw, sizeof(raw), &f);
-	if (len > 0)
-		quic_output_ctrl(sk, QUIC_CRYPTO_APP, raw, len,
-				 QUIC_FRAME_NEW_CONNECTION_ID);
-}
-
 bool quic_path_wants_send(struct sock *sk)
 {
 	struct quic_paths *p = &quic_sk(sk)->paths;
@@ -626,7 +604,6 @@ bool quic_path_fill(struct sock *sk, struct quic_wr *wr)
 			put = true;
 		}
 	} else {
-		quic_path_issue_cid(sk);
 		if (qs->path_resp_pending &&
 		    quic_path_put(wr, QUIC_FRAME_PATH_RESPONSE, qs->path_resp)) {
 			qs->path_resp_pending = false;
@@ -687,43 +664,6 @@ void quic_path_probe_end(struct sock *sk)
 bool quic_path_probing(struct sock *sk)
 {
 	return quic_sk(sk)->paths.swapped;
-}
-
-/*
- * Address packets to the peer's connection ID of sequence number @seq, or
- * to the first one we have not used if @seq is negative (RFC 9000 §9.5):
- * it moves to the head of the list (the active one), and the one we
- * leave is retired.  Until conn_id.c has quic_cid_next_dcid().
- */
-static int quic_path_use_dcid(struct sock *sk, s64 seq)
-{
-	struct quic_cid_set *set = &quic_sk(sk)->cids;
-	struct quic_frame f = { .type = QUIC_FRAME_RETIRE_CONNECTION_ID };
-	struct quic_dcid *cur, *d, *next = NULL;
-	u8 raw[16];
-	int len;
-
-	cur = list_first_entry_or_null(&set->dcids, struct quic_dcid, list);
-	if (!cur)
-		return -EAGAIN;
-	list_for_each_entry(d, &set->dcids, list) {
-		if (d != cur && (seq < 0 || d->seq == seq)) {
-			next = d;
-			break;
-		}
-	}
-	if (!next)
-		return -EAGAIN;
-	list_move(&next->list, &set->dcids);
-	f.retire_seq = cur->seq;
-	list_del(&cur->list);
-	set->n_dcids--;
-	quic_obj_free(sk, cur, sizeof(*cur));
-	len = quic_frame_encode(raw, sizeof(raw), &f);
-	if (len > 0)
-		quic_output_ctrl(sk, QUIC_CRYPTO_APP, raw, len,
-				 QUIC_FRAME_RETIRE_CONNECTION_ID);
-	return 0;
 }
 
 /*
@@ -803,7 +743,7 @@ int quic_path_set_migration(struct sock *sk, sockptr_t optval,
 		return PTR_ERR(us);
 	local = us->addr;
 	peer = qs->peer;	/* not a pointer into what the move changes */
-	err = quic_path_use_dcid(sk, -1);
+	err = quic_cid_next_dcid(sk) ? 0 : -EAGAIN;
 	if (!err)
 		err = quic_path_move(sk, &peer, &local, us, true, 0);
 	quic_udp_sock_put(us);	/* the path has its own reference */
@@ -827,28 +767,21 @@ void quic_path_inherit(struct sock *lsk, struct sock *sk)
 
 /*
  * Server, once its connection IDs are made: the preferred_address
- * transport parameter, with a connection ID of sequence number 1
- * (§5.1.1).  Its stateless reset token is random until conn_id.c makes
- * them.
+ * transport parameter, with a connection ID of sequence number 1 and its
+ * stateless reset token (§5.1.1, conn_id.c).
  */
 int quic_path_pref_start(struct sock *sk)
 {
 	struct quic_sock *qs = quic_sk(sk);
 	struct quic_tp_preferred_address *pa = &qs->local_tp.preferred_address;
 	const union quic_addr *a = quic_path_addr(&qs->paths.pref);
-	struct quic_scid *s;
 	int err;
 
 	if (!qs->paths.pref_udp)
 		return 0;
-	err = quic_cid_new_scid(sk, &qs->cids, &pa->cid);
+	err = quic_cid_issue_pref(sk, &pa->cid, pa->token);
 	if (err)
 		return err;
-	s = list_last_entry(&qs->cids.scids, struct quic_scid, list);
-	/* 1 (§5.1.1): the client's original DCID took it, and is not sent. */
-	s->seq = 1;
-	qs->cids.next_scid_seq = 2;
-	get_random_bytes(pa->token, sizeof(pa->token));
 	if (a->sa.sa_family == AF_INET) {
 		memcpy(pa->ipv4, &a->v4.sin_addr, sizeof(pa->ipv4));
 		pa->ipv4_port = ntohs(a->v4.sin_port);
@@ -898,7 +831,7 @@ void quic_path_pref_migrate(struct sock *sk)
 	}
 	if (quic_path_addr_eq(&to, &peer) ||
 	    quic_cid_add_dcid(sk, &qs->cids, &pa->cid, 1, pa->token) ||
-	    quic_path_use_dcid(sk, 1))
+	    quic_cid_use_dcid(sk, 1))
 		return;
 	quic_path_move(sk, &to, &local, qs->udp, true, 0);
 }

@@ -74,7 +74,6 @@ struct quic_paths {
 	struct sockaddr_storage	hs_peer;
 	bool			hs_peer_set;
 	/* The spare connection ID we issued (until conn_id.c does). */
-	bool			cid_issued;
 	/*
 	 * Server's preferred address (RFC 9000 §9.6): set on the listener,
 	 * which holds a tunnel socket there; its connections hold it too.
