@@ -73,7 +73,6 @@ struct quic_paths {
 	/* Client: the server address the handshake came from (§9). */
 	struct sockaddr_storage	hs_peer;
 	bool			hs_peer_set;
-	/* The spare connection ID we issued (until conn_id.c does). */
 	/*
 	 * Server's preferred address (RFC 9000 §9.6): set on the listener,
 	 * which holds a tunnel socket there; its connections hold it too.
