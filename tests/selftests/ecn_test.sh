@@ -124,16 +124,21 @@ check() {	# NAME CONDITION...
 	fi
 }
 
-io_start "$NS_S" "$IO_WORK/server.log" 600 "$QUIC_HQ" server \
-	--listen "[::]:4433" --root "$IO_WORK/www" \
-	--cert "$IO_WORK/certs/server.pem" --key "$IO_WORK/certs/server.key"
-SRV=$IO_PID
-if ! io_wait_udp "$NS_S" 4433 10 "$SRV"; then
-	tap_not_ok "quic-hq server starts"
-	tap_diag < "$IO_WORK/server.log"
-	tap_done
-	exit
-fi
+# start_server NAME CMD...: a server in NS_S on port 4433; sets SRV.
+start_server() {
+	local name=$1 log=$IO_WORK/$1.log
+	shift
+	io_start "$NS_S" "$log" 600 "$@"
+	SRV=$IO_PID
+	io_wait_udp "$NS_S" 4433 20 "$SRV" && return 0
+	tap_not_ok "$name server starts"
+	tap_diag < "$log"
+	return 1
+}
+
+start_server quic-hq "$QUIC_HQ" server --listen "[::]:4433" \
+	--root "$IO_WORK/www" --cert "$IO_WORK/certs/server.pem" \
+	--key "$IO_WORK/certs/server.key" || { tap_done; exit; }
 io_sysctl net.quic.ecn 1
 
 for a in 10.99.0.1 fd99::1; do
@@ -164,19 +169,12 @@ io_sysctl net.quic.ecn 1
 io_stop "$SRV"
 NG=tests/interop/peers/ngtcp2.sh
 if [ ! -x "${NGTCP2_SERVER:-/usr/sbin/gtlsserver}" ]; then
-	tap_skip "ngtcp2 server: ECN validated both ways" "no gtlsserver (apt-get install ngtcp2-server)"
-else
-	io_start "$NS_S" "$IO_WORK/ngtcp2.log" 120 "$NG" server \
-		--listen 10.99.0.1:4433 --root "$IO_WORK/www" \
-		--cert "$IO_WORK/certs/server.pem" --key "$IO_WORK/certs/server.key"
-	SRV=$IO_PID
-	if ! io_wait_udp "$NS_S" 4433 20 "$SRV"; then
-		tap_not_ok "ngtcp2 server starts"
-		tap_diag < "$IO_WORK/ngtcp2.log"
-	else
-		ALPN=h3 run "ngtcp2" 10.99.0.1 ""
-		check "ngtcp2 server: it reports our ECT(0) (validated), its packets are ECT(0) too, file intact" \
-			test "$c_ect0" -gt $TEST_PKTS -a "$d_failed" = 0 -a "$s_ect0" -gt 0
-	fi
+	tap_skip "ngtcp2 server: ECN validated both ways, file intact" "no gtlsserver (apt-get install ngtcp2-server)"
+elif start_server ngtcp2 "$NG" server --listen 10.99.0.1:4433 \
+	--root "$IO_WORK/www" --cert "$IO_WORK/certs/server.pem" \
+	--key "$IO_WORK/certs/server.key"; then
+	ALPN=h3 run "ngtcp2" 10.99.0.1 ""
+	check "ngtcp2 server: it reports our ECT(0) (validated), its packets are ECT(0) too, file intact" \
+		test "$c_ect0" -gt $TEST_PKTS -a "$d_failed" = 0 -a "$s_ect0" -gt 0
 fi
 tap_done
