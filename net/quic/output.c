@@ -163,14 +163,12 @@ static bool quic_fill_frames(struct sock *sk, u8 id, struct quic_wr *wr,
 			quic_ack_on_sent(&space->ack, *acked);
 		}
 	}
-	if (ack_only)
-		return quic_pmtud_fill(sk, wr);	/* a PMTU probe's PING */
-
 	/* PATH_CHALLENGE/RESPONSE (path.c), whatever the window. */
 	if (id == QUIC_PN_SPACE_APP && !early && quic_path_fill(sk, wr))
 		eliciting = true;
+	/* A PMTU probe (pmtud.c) is an ack_only datagram with a PING. */
 	if (ack_only)
-		return eliciting;
+		return quic_pmtud_fill(sk, wr) || eliciting;
 
 	list_for_each_entry_safe(f, tmp, &space->frames, list) {
 		if (early && !quic_frame_allowed(f->type, QUIC_PKT_0RTT))
