@@ -471,6 +471,28 @@ static bool quic_cid_retire_dcids(struct sock *sk, u64 prior_to)
 	return active;
 }
 
+/*
+ * §5.1.2: RETIRE_CONNECTION_ID frames waiting to be sent are bounded: a
+ * peer that makes us retire faster than we can send (NEW_CONNECTION_ID
+ * frames whose retire_prior_to keeps rising) closes with
+ * CONNECTION_ID_LIMIT_ERROR.  Those in flight are bounded by the
+ * congestion window.
+ */
+#define QUIC_CID_RETIRE_BACKLOG	64
+
+static bool quic_cid_retire_flood(struct sock *sk)
+{
+	struct quic_space *space = &quic_sk(sk)->space[QUIC_PN_SPACE_APP];
+	struct quic_frame_tx *f;
+	unsigned int n = 0;
+
+	list_for_each_entry(f, &space->frames, list)
+		if (f->type == QUIC_FRAME_RETIRE_CONNECTION_ID &&
+		    ++n > QUIC_CID_RETIRE_BACKLOG)
+			return true;
+	return false;
+}
+
 /* A NEW_CONNECTION_ID frame (RFC 9000 §19.15).  Socket lock held. */
 int quic_cid_new_cid_rcv(struct sock *sk, const u64 seq, u64 prior_to,
 			 const struct quic_cid *cid, const u8 *token,
@@ -487,7 +509,7 @@ int quic_cid_new_cid_rcv(struct sock *sk, const u64 seq, u64 prior_to,
 	/* Already retired: retire it again (it was sent before). */
 	if (seq < set->dcid_prior_to) {
 		quic_cid_send_retire(sk, seq);
-		return 0;
+		goto check_flood;
 	}
 	list_for_each_entry(d, &set->dcids, list) {
 		/* Sent again: the same; anything else is a violation. */
@@ -510,13 +532,16 @@ int quic_cid_new_cid_rcv(struct sock *sk, const u64 seq, u64 prior_to,
 		quic_cid_retire_dcids(sk, prior_to);
 	}
 	/* §5.1.1: counted once retire_prior_to took what it retires. */
-	if (set->n_dcids > qs->local_tp.active_connection_id_limit) {
-		*terr = QUIC_TRANSPORT_ERROR_CONNECTION_ID_LIMIT;
-		return -EPROTO;
-	}
+	if (set->n_dcids > qs->local_tp.active_connection_id_limit)
+		goto limit;
 	/* A new CID, and maybe a new active one. */
 	quic_cid_event(sk);
-	return 0;
+check_flood:
+	if (!quic_cid_retire_flood(sk))
+		return 0;
+limit:
+	*terr = QUIC_TRANSPORT_ERROR_CONNECTION_ID_LIMIT;
+	return -EPROTO;
 
 violation:
 	*terr = QUIC_TRANSPORT_ERROR_PROTOCOL_VIOLATION;
