@@ -281,17 +281,17 @@ static double transfer(struct conn *c, size_t total, size_t at,
 		if (r != (ssize_t)n) {
 			printf("# send at %zu: %zd (%s)\n", off, r, strerror(errno));
 			CHECK(0);
+			/* What both ends were at. */
+			sh("for n in pmc pms; do ip netns exec ${n}$TAG "
+			   "cat /proc/net/quic | sed 's/^/# /'; done;"
+			   "grep -E 'lost|pto|sent|recv|persist|drop_[a-z]* [1-9]' "
+			   "/proc/1/net/quic_stats | sed 's/^/# /'");
 			shutdown(c->sfd, SHUT_RDWR);
 			break;
 		}
 		off += n;
 	}
 	pthread_join(th, NULL);
-	if (x.got != total)	/* what both ends were at */
-		sh("for n in pmc pms; do ip netns exec ${n}$TAG sh -c "
-		   "'cat /proc/net/quic' | sed 's/^/# /'; done;"
-		   "grep -E 'lost|pto|sent|recv|persist|drop_[a-z]* [1-9]' "
-		   "/proc/1/net/quic_stats | sed 's/^/# /'");
 	if (x.err)
 		printf("# receive error %s after %zu bytes\n", strerror(x.err),
 		       (size_t)x.got);
