@@ -31,13 +31,17 @@ static double *tput_1500;	/* shared with the children: MB/s */
 
 static int sh(const char *fmt, ...)
 {
-	char cmd[512];
+	char cmd[2048];
 	va_list ap;
 	int ret;
 
 	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	ret = vsnprintf(cmd, sizeof(cmd), fmt, ap);
 	va_end(ap);
+	if (ret >= (int)sizeof(cmd)) {
+		printf("# command too long: %s\n", fmt);
+		return -1;
+	}
 	ret = system(cmd);
 	if (ret)
 		printf("# command failed (%d): %s\n", ret, cmd);
