@@ -168,6 +168,7 @@ bool quic_pmtud_lost(struct sock *sk, u8 space, const struct quic_sent_meta *m)
 
 	if (space != QUIC_PN_SPACE_APP)
 		return false;
+	quic_pmtud_take_ptb(sk);	/* a hint explains losses first */
 	probe = quic_plpmtud_is_probe(p, m->pn);
 	quic_pmtud_apply(sk, quic_plpmtud_on_lost(p, m->pn, m->size,
 						  quic_now()));
@@ -178,6 +179,7 @@ void quic_pmtud_pto(struct sock *sk)
 {
 	struct quic_sock *qs = quic_sk(sk);
 
+	quic_pmtud_take_ptb(sk);
 	if (qs->handshake_confirmed)
 		quic_pmtud_apply(sk, quic_plpmtud_on_pto(&qs->pmtud.search,
 							 qs->ld.pto_count));
