@@ -387,10 +387,17 @@ static void quic_ld_pto_time(const struct quic_ld *ld,
 	t->mode = QUIC_LD_NONE;
 	t->deadline = 0;
 
-	/* §6.2.2.1: anti-deadlock PTO starts from the current time */
+	/*
+	 * §6.2.2.1: anti-deadlock PTO starts from the current time.  A client
+	 * arms it until its address is validated even with 0-RTT packets in
+	 * flight ("even if there are no packets in flight"): theirs waits for
+	 * confirmation, and with them filling the window only a probe can
+	 * take its Handshake Finished out.
+	 */
 	if (!ld->space[QUIC_PN_SPACE_INITIAL].ack_eliciting_in_flight &&
 	    !ld->space[QUIC_PN_SPACE_HANDSHAKE].ack_eliciting_in_flight &&
-	    !ld->space[QUIC_PN_SPACE_APP].ack_eliciting_in_flight) {
+	    (!ld->space[QUIC_PN_SPACE_APP].ack_eliciting_in_flight ||
+	     !quic_ld_peer_completed_address_validation(ld))) {
 		t->mode = QUIC_LD_ANTI_DEADLOCK;
 		t->space = ld->has_handshake_keys ? QUIC_PN_SPACE_HANDSHAKE :
 						    QUIC_PN_SPACE_INITIAL;

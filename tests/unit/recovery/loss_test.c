@@ -297,6 +297,29 @@ static void ld_client_anti_deadlock(void)
 	EXPECT_EQ(t.mode, QUIC_LD_NONE);
 }
 
+/*
+ * A client with only 0-RTT packets in flight, before the server acknowledged
+ * a Handshake packet: the anti-deadlock PTO, not no timer at all.
+ */
+static void ld_client_anti_deadlock_with_0rtt(void)
+{
+	struct quic_ld_timer t;
+	struct quic_ld ld;
+	struct quic_rtt r;
+
+	ld_setup(&ld, &r, false);
+	ld.has_handshake_keys = true;
+	ld_sent(&ld, QUIC_PN_SPACE_APP, 0, T0);
+	quic_ld_timer(&ld, &r, T0 + 7, &t);
+	EXPECT_EQ(t.mode, QUIC_LD_ANTI_DEADLOCK);
+	EXPECT_EQ(t.space, QUIC_PN_SPACE_HANDSHAKE);
+	EXPECT_EQ(t.deadline, T0 + 7 + 300 * MS);
+	/* validated: the 0-RTT packets wait for confirmation, no timer */
+	ld.handshake_ack_received = true;
+	quic_ld_timer(&ld, &r, T0 + 7, &t);
+	EXPECT_EQ(t.mode, QUIC_LD_NONE);
+}
+
 /* The anti-deadlock probe leaves PTO after it was armed, not never. */
 static void ld_client_anti_deadlock_armed_once(void)
 {
@@ -635,6 +658,7 @@ static const struct rt_case cases[] = {
 	RT_CASE(ld_loss_timer_overrides_pto),
 	RT_CASE(ld_client_anti_deadlock),
 	RT_CASE(ld_client_anti_deadlock_armed_once),
+	RT_CASE(ld_client_anti_deadlock_with_0rtt),
 	RT_CASE(ld_server_idle_no_timer),
 	RT_CASE(ld_server_amplification_limited_no_timer),
 	RT_CASE(ld_client_keeps_backoff_until_validated),
