@@ -16,6 +16,8 @@
 
 #define XFER		(2 << 20)	/* bytes of the transfers */
 #define DELAY_MS	5		/* one-way netem delay on loopback */
+#define WINDOW		(256 << 10)	/* the client's flow-control windows */
+#define CHUNK		(64 << 10)	/* read at a time */
 
 /* A private network namespace: loopback up, ::2 on it, @delay_ms each way. */
 static int private_netns(int delay_ms)
@@ -108,7 +110,8 @@ static long long receive(struct conn *c, size_t at, int (*change)(struct conn *)
 			CHECK_OK(change(c));
 			change = NULL;
 		}
-		n = qrecv(c->cfd, buf + got, XFER - got, 0, &ri);
+		n = qrecv(c->cfd, buf + got,
+			  XFER - got < CHUNK ? XFER - got : CHUNK, 0, &ri);
 		if (n < 0) {
 			CHECK(n >= 0);
 			break;
@@ -125,6 +128,9 @@ static long long receive(struct conn *c, size_t at, int (*change)(struct conn *)
 			break;
 	}
 	pthread_join(th, NULL);
+	if (change)
+		printf("# the transfer ended before the path change\n");
+	CHECK(!change);
 	CHECK(s.ret == XFER);
 	CHECK(got == XFER);
 	bad = pattern_check(buf, S_BIDI(0), 0, got);
@@ -177,9 +183,21 @@ static void check_events(struct conn *c, int events)
 	CHECK(migration_event(c->sfd) == 0);
 }
 
+/*
+ * Small windows of the client: the server cannot send the whole transfer
+ * before the client has read half of it, so the path changes halfway.
+ */
+static void small_windows(struct quic_transport_param *p)
+{
+	p->max_data = WINDOW;
+	p->max_stream_data_bidi_local = WINDOW;
+	p->max_stream_data_bidi_remote = WINDOW;
+}
+
 static const struct conn_cfg events_cfg = {
 	.server_events = { QUIC_EVENT_CONNECTION_MIGRATION },
 	.client_events = { QUIC_EVENT_CONNECTION_MIGRATION },
+	.client_tp = small_windows,
 };
 
 /* The client has a spare connection ID once the server's arrived. */
@@ -397,6 +415,7 @@ static int set_pref(int lfd)
 static const struct conn_cfg pref_cfg = {
 	.server_events = { QUIC_EVENT_CONNECTION_MIGRATION },
 	.client_events = { QUIC_EVENT_CONNECTION_MIGRATION },
+	.client_tp = small_windows,
 	.server_after_listen = set_pref,
 };
 
