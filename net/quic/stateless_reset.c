@@ -43,8 +43,6 @@
 #define QUIC_SR_KEY_LEN		32
 #define QUIC_SR_MIN_TRIGGER	43	/* datagrams below are not answered */
 #define QUIC_SR_MAX_LEN		64
-#define QUIC_SR_RATE		32	/* resets a second, per port */
-#define QUIC_SR_BURST		64
 #define QUIC_SR_HEADROOM	(MAX_HEADER + sizeof(struct ipv6hdr) + \
 				 sizeof(struct udphdr))
 
@@ -104,34 +102,6 @@ void quic_sr_exit(void)
 	rhashtable_destroy(&quic_sr_table);
 }
 
-void quic_sr_limit_init(struct quic_sr_limit *l)
-{
-	spin_lock_init(&l->lock);
-	l->last = jiffies;
-	l->tokens = QUIC_SR_BURST;
-}
-
-static bool quic_sr_limit_take(struct quic_sr_limit *l)
-{
-	unsigned long now = jiffies, elapsed;
-	bool ok = false;
-	u64 add;
-
-	spin_lock(&l->lock);
-	elapsed = min_t(unsigned long, now - l->last, 60 * HZ);
-	add = div_u64((u64)elapsed * QUIC_SR_RATE, HZ);
-	if (add) {
-		l->tokens = min_t(u64, QUIC_SR_BURST, l->tokens + add);
-		l->last = now;
-	}
-	if (l->tokens) {
-		l->tokens--;
-		ok = true;
-	}
-	spin_unlock(&l->lock);
-	return ok;
-}
-
 /* The token of our CID @cid in @net. */
 void quic_sr_token(const struct net *net, const struct quic_cid *cid,
 		   u8 *token)
@@ -188,7 +158,7 @@ static void quic_sr_send(struct quic_udp_sock *us, struct sk_buff *skb,
 	if (!us->cid_len || inv->dcid_len != us->cid_len ||
 	    skb->len < QUIC_SR_MIN_TRIGGER)
 		return;
-	if (!quic_sr_limit_take(&us->sr))
+	if (!quic_ratelimit_take(&us->sr, QUIC_SR_RATE, QUIC_SR_BURST))
 		return;
 	len = min_t(size_t, skb->len - 1, QUIC_SR_MAX_LEN);
 	r = alloc_skb(QUIC_SR_HEADROOM + len, GFP_ATOMIC);

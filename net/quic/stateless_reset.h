@@ -33,16 +33,12 @@ struct quic_sr_entry {
 	struct rcu_head		rcu;
 };
 
-/* Resets a port may send: a token bucket, as version.c's for VN. */
-struct quic_sr_limit {
-	spinlock_t	lock;		/* taken in softirq only */
-	unsigned long	last;		/* jiffies of the last refill */
-	u32		tokens;		/* protected by @lock */
-};
+/* Stateless resets a port sends (ratelimit.h). */
+#define QUIC_SR_RATE	32	/* a second */
+#define QUIC_SR_BURST	64
 
 int quic_sr_init(void);
 void quic_sr_exit(void);
-void quic_sr_limit_init(struct quic_sr_limit *l);
 
 void quic_sr_token(const struct net *net, const struct quic_cid *cid,
 		   u8 *token);

@@ -539,9 +539,9 @@ static struct quic_udp_sock *quic_udp_sock_create(struct net *net,
 	INIT_LIST_HEAD(&us->listeners);
 	quic_dispatch_init(&us->dispatch);
 	get_random_bytes(us->token_key, sizeof(us->token_key));
-	quic_vn_limit_init(&us->vn);
+	quic_ratelimit_init(&us->vn, QUIC_VN_BURST);
 	us->cid_len = READ_ONCE(sysctl_quic_cid_len);
-	quic_sr_limit_init(&us->sr);
+	quic_ratelimit_init(&us->sr, QUIC_SR_BURST);
 
 	err = udp_sock_create(net, &cfg, &sock);
 	if (err)

@@ -13,6 +13,7 @@
 #include <linux/types.h>
 
 #include "dispatch.h"
+#include "ratelimit.h"
 #include "token.h"
 #include "socket.h"
 #include "version.h"
@@ -51,10 +52,10 @@ struct quic_udp_sock {
 	 */
 	u8			token_key[QUIC_TOKEN_KEY_LEN];
 	/* Version Negotiation packets it may send (version.c). */
-	struct quic_vn_limit	vn;
+	struct quic_ratelimit	vn;
 	/* Our CID length on this port and its stateless resets (conn_id.c). */
 	u8			cid_len;
-	struct quic_sr_limit	sr;
+	struct quic_ratelimit	sr;
 };
 
 struct quic_udp_sock *quic_udp_sock_get(struct sock *sk,

@@ -11,7 +11,7 @@
  * 0x?a?a?a?a (RFC 9000 §15).  It is never larger than what prompted it,
  * never sent for a Version Negotiation packet, and the port sends at most
  * QUIC_VN_BURST of them at once and QUIC_VN_RATE a second after that
- * (struct quic_vn_limit, one per tunnel socket, i.e. per listening
+ * (a struct quic_ratelimit, one per tunnel socket, i.e. per listening
  * address and port, which all its listeners share): a flood of unknown
  * versions cannot make us a reflector.  Counted as
  * version_negotiation_sent, or dropped as vn_rate_limited.
@@ -59,42 +59,11 @@
 #include "udp.h"
 #include "version.h"
 
-#define QUIC_VN_RATE	32	/* Version Negotiation packets a second */
-#define QUIC_VN_BURST	64
 /* Room UDP, IP and the link layer need in front of the reply. */
 #define QUIC_VN_HEADROOM	(MAX_HEADER + sizeof(struct ipv6hdr) + \
 				 sizeof(struct udphdr))
 
 int sysctl_quic_grease_quic_bit = 1;
-
-void quic_vn_limit_init(struct quic_vn_limit *l)
-{
-	spin_lock_init(&l->lock);
-	l->last = jiffies;
-	l->tokens = QUIC_VN_BURST;
-}
-
-/* Take a token from @l, refilled for the time since its last refill. */
-static bool quic_vn_limit_take(struct quic_vn_limit *l)
-{
-	unsigned long now = jiffies, elapsed;
-	bool ok = false;
-	u64 add;
-
-	spin_lock(&l->lock);
-	elapsed = min_t(unsigned long, now - l->last, 60 * HZ);
-	add = div_u64((u64)elapsed * QUIC_VN_RATE, HZ);
-	if (add) {
-		l->tokens = min_t(u64, QUIC_VN_BURST, l->tokens + add);
-		l->last = now;
-	}
-	if (l->tokens) {
-		l->tokens--;
-		ok = true;
-	}
-	spin_unlock(&l->lock);
-	return ok;
-}
 
 /**
  * quic_version_vn_reply - answer a datagram of an unknown version
@@ -132,7 +101,7 @@ bool quic_version_vn_reply(struct quic_udp_sock *us, struct sk_buff *skb,
 		QUIC_DROP(usk, LISTEN);
 		return true;
 	}
-	if (!quic_vn_limit_take(&us->vn)) {
+	if (!quic_ratelimit_take(&us->vn, QUIC_VN_RATE, QUIC_VN_BURST)) {
 		QUIC_DROP(usk, VN_RATE);
 		return true;
 	}

@@ -18,17 +18,10 @@ struct quic_invariant;
 struct quic_transport_params;
 struct quic_udp_sock;
 
-/*
- * Version Negotiation packets a tunnel socket (a listening port) sends: a
- * token bucket of QUIC_VN_BURST, refilled at QUIC_VN_RATE a second.
- */
-struct quic_vn_limit {
-	spinlock_t	lock;		/* taken in softirq only */
-	unsigned long	last;		/* jiffies of the last refill */
-	u32		tokens;		/* protected by @lock */
-};
+/* Version Negotiation packets a port sends (ratelimit.h). */
+#define QUIC_VN_RATE	32	/* a second */
+#define QUIC_VN_BURST	64
 
-void quic_vn_limit_init(struct quic_vn_limit *l);
 bool quic_version_vn_reply(struct quic_udp_sock *us, struct sk_buff *skb,
 			   const struct quic_invariant *inv);
 void quic_version_vn_rcv(struct sock *sk, const struct quic_hdr *hdr);
