@@ -287,9 +287,9 @@ static double transfer(struct conn *c, size_t total, size_t at,
 			CHECK(0);
 			/* What both ends were at. */
 			sh("for n in pmc pms; do ip netns exec ${n}$TAG "
-			   "cat /proc/net/quic | sed 's/^/# /'; done;"
-			   "grep -E 'lost|pto|sent|recv|persist|drop_[a-z]* [1-9]' "
-			   "/proc/1/net/quic_stats | sed 's/^/# /'");
+			   "cat /proc/net/quic | sed 's/^/# /';"
+			   "ip netns exec ${n}$TAG grep -v ' 0$' "
+			   "/proc/net/quic_stats | sed \"s/^/# $n /\"; done");
 			shutdown(c->sfd, SHUT_RDWR);
 			break;
 		}
