@@ -11,8 +11,9 @@
  *
  * It forks its own server on 127.0.0.1:PORT: the server allows 4
  * bidirectional streams and 64 KiB per stream, so the client's traffic
- * needs MAX_STREAMS and MAX_STREAM_DATA; then it updates its keys, and
- * closes with application error 0x1234 and the phrase "bye".
+ * needs MAX_STREAMS and MAX_STREAM_DATA; the client migrates to 127.0.0.2;
+ * then the server updates its keys, and closes with application error
+ * 0x1234 and the phrase "bye".
  */
 #include <poll.h>
 #include <signal.h>
@@ -87,6 +88,27 @@ static int seen[QUIC_EVENT_MAX];
 static struct quic_connection_close close_ev;
 
 /* Read the reply of stream @want ("ok" and FIN), counting events. */
+/*
+ * QUIC_EVENT_CONNECTION_MIGRATION: the client moves to 127.0.0.2 (any
+ * port).  EAGAIN until the server's spare connection IDs have arrived.
+ */
+static void migrate(int fd)
+{
+	struct sockaddr_in to = { .sin_family = AF_INET };
+	int tries;
+
+	to.sin_addr.s_addr = htonl(INADDR_LOOPBACK + 1);
+	for (tries = 0; tries < 500; tries++) {
+		if (!setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_CONNECTION_MIGRATION,
+				&to, sizeof(to)))
+			return;
+		if (errno != EAGAIN && errno != EBUSY)
+			break;
+		usleep(10000);
+	}
+	die("migration: %s", strerror(errno));
+}
+
 static void read_reply(int fd, int64_t want)
 {
 	char buf[4096];
@@ -200,6 +222,8 @@ int main(int argc, char **argv)
 			 MSG_QUIC_STREAM_NEW | MSG_QUIC_STREAM_FIN) != sizeof(big))
 		die("client send big: %s", strerror(errno));
 	read_reply(fd, 0);
+	if (on[QUIC_EVENT_CONNECTION_MIGRATION])
+		migrate(fd);
 	for (i = 1; i <= STREAMS; i++) {
 		sid = 4 * i;
 		if (quic_sendmsg(fd, "hi", 2, sid,
