@@ -521,6 +521,24 @@ void quic_conn_peer_closed(struct sock *sk, u64 errcode, u64 frame_type,
 	quic_timer_close(sk, quic_closing_period(qs));
 }
 
+/*
+ * End the connection at once, with no closing or draining period and
+ * nothing sent: a stateless reset came (ECONNRESET, RFC 9000 §10.3), or a
+ * client's Version Negotiation (EPROTONOSUPPORT).  Reads and writes fail
+ * with @err.
+ */
+void quic_conn_end(struct sock *sk, int err)
+{
+	/* The error before the state, so that whoever wakes sees both. */
+	WRITE_ONCE(sk->sk_err, err);
+	sk->sk_shutdown = SHUTDOWN_MASK;
+	quic_set_state(sk, QUIC_SS_CLOSED);
+	sk_error_report(sk);
+	sk->sk_write_space(sk);
+	quic_timers_stop(sk);
+	quic_timer_release_orphan(sk);
+}
+
 /* Silent close on idle timeout (RFC 9000 §10.1). */
 void quic_conn_idle_timeout(struct sock *sk)
 {

@@ -172,6 +172,7 @@ void quic_conn_close_pending(struct sock *sk);
 void quic_conn_discard_space(struct sock *sk, u8 space);
 void quic_conn_peer_closed(struct sock *sk, u64 errcode, u64 frame_type,
 			   const u8 *reason, u64 reason_len);
+void quic_conn_end(struct sock *sk, int err);
 void quic_conn_idle_timeout(struct sock *sk);
 u64 quic_now(void);
 

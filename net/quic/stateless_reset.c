@@ -222,13 +222,6 @@ bool quic_sr_detect(struct sock *sk, struct sk_buff *skb)
 	    crypto_memneq(skb->data + skb->len - QUIC_STATELESS_RESET_TOKEN_LEN,
 			  d->reset_token, QUIC_STATELESS_RESET_TOKEN_LEN))
 		return false;
-	/* The error before the state, so that whoever wakes sees both. */
-	WRITE_ONCE(sk->sk_err, ECONNRESET);
-	sk->sk_shutdown = SHUTDOWN_MASK;
-	quic_set_state(sk, QUIC_SS_CLOSED);
-	sk_error_report(sk);
-	sk->sk_write_space(sk);
-	quic_timers_stop(sk);
-	quic_timer_release_orphan(sk);
+	quic_conn_end(sk, ECONNRESET);
 	return true;
 }

@@ -176,14 +176,7 @@ void quic_version_vn_rcv(struct sock *sk, const struct quic_hdr *hdr)
 	v = quic_version_pick(hdr);
 	if (v)
 		qs->version = v;	/* what a new attempt would use */
-	/* The error before the state, so that whoever wakes sees both. */
-	WRITE_ONCE(sk->sk_err, EPROTONOSUPPORT);
-	sk->sk_shutdown = SHUTDOWN_MASK;
-	quic_set_state(sk, QUIC_SS_CLOSED);
-	sk_error_report(sk);
-	sk->sk_write_space(sk);
-	quic_timers_stop(sk);
-	quic_timer_release_orphan(sk);
+	quic_conn_end(sk, EPROTONOSUPPORT);
 }
 
 /* Our version_information before the connection starts: v1's. */
