@@ -11,6 +11,7 @@
  */
 
 #include "quic_conn.h"
+#include "../hostile/procfs.h"
 
 static int get_tp(int fd, int remote, struct quic_transport_param *p)
 {
@@ -35,22 +36,6 @@ static int get_bytes(int fd, int opt, void *buf, socklen_t cap)
 	if (getsockopt(fd, SOL_QUIC, opt, buf, &len))
 		return -1;
 	return len;
-}
-
-/* A counter of /proc/net/quic_stats, or -1. */
-static long long quic_stat(const char *name)
-{
-	char line[128], key[64];
-	long long v, ret = -1;
-	FILE *f = fopen("/proc/net/quic_stats", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%63s %lld", key, &v) == 2 && !strcmp(key, name))
-			ret = v;
-	fclose(f);
-	return ret;
 }
 
 /* ---- QUIC_SOCKOPT_TOKEN ---- */
@@ -541,8 +526,8 @@ static void test_sndblock(int family)
 
 	if (conn_open_cfg(&c, family, &cfg))
 		return;
-	data0 = quic_stat("data_blocked_received");
-	stream0 = quic_stat("stream_data_blocked_received");
+	data0 = hp_stat("data_blocked_received");
+	stream0 = hp_stat("stream_data_blocked_received");
 	CHECK(data0 >= 0 && stream0 >= 0);
 	for (i = 0; i < 16; i++)
 		if (qsend(c.cfd, data, sizeof(data), C_BIDI(0),
@@ -552,8 +537,8 @@ static void test_sndblock(int family)
 	end = now_ms() + 5000;
 	do {
 		sleep_ms(20);
-		data1 = quic_stat("data_blocked_received") - data0;
-		stream1 = quic_stat("stream_data_blocked_received") - stream0;
+		data1 = hp_stat("data_blocked_received") - data0;
+		stream1 = hp_stat("stream_data_blocked_received") - stream0;
 	} while ((data1 < 1 || stream1 < 1) && now_ms() < end);
 	printf("# the peer got %lld DATA_BLOCKED, %lld STREAM_DATA_BLOCKED\n",
 	       data1, stream1);
@@ -582,14 +567,14 @@ static long long small_writes(int family, int nodelay)
 
 	if (conn_open_cfg(&c, family, &cfg))
 		return -1;
-	before = quic_stat("packets_sent");
+	before = hp_stat("packets_sent");
 	for (i = 0; i < SMALL_WRITES; i++) {
 		fl = i == SMALL_WRITES - 1 ? MSG_QUIC_STREAM_FIN : 0;
 		CHECK(qsend(c.cfd, buf, SMALL_LEN, C_BIDI(0), fl, 0) == SMALL_LEN);
 	}
 	CHECK(recv_stream_fin(c.sfd, C_BIDI(0), buf, sizeof(buf)) ==
 	      (ssize_t)sizeof(buf));
-	before = quic_stat("packets_sent") - before;
+	before = hp_stat("packets_sent") - before;
 	conn_close(&c);
 	return before;
 }

@@ -13,6 +13,7 @@
  */
 
 #include "quic_conn.h"
+#include "../hostile/procfs.h"
 
 #include <sys/wait.h>
 
@@ -46,22 +47,6 @@ static int make_cert(void)
 	return system(cmd) ? -1 : 0;
 }
 
-/* A counter of /proc/net/quic_stats, or -1. */
-static long long quic_stat(const char *name)
-{
-	char line[128], key[64];
-	long long v, ret = -1;
-	FILE *f = fopen("/proc/net/quic_stats", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%63s %lld", key, &v) == 2 && !strcmp(key, name))
-			ret = v;
-	fclose(f);
-	return ret;
-}
-
 enum { ST_SENT, ST_RECV, ST_REJECTED, ST_REPLAY, ST_DROP, ST_MAX };
 
 static const char *const st_names[ST_MAX] = {
@@ -74,7 +59,7 @@ static void stats_read(long long *v)
 	int i;
 
 	for (i = 0; i < ST_MAX; i++)
-		v[i] = quic_stat(st_names[i]);
+		v[i] = hp_stat(st_names[i]);
 }
 
 static void stats_delta(const long long *before, long long *d)
