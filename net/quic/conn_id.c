@@ -88,6 +88,7 @@ static void quic_cid_scid_del(struct quic_cid_set *set, struct quic_scid *s)
 	rhashtable_remove_fast(&quic_cid_table, &s->node, quic_cid_params);
 	list_del(&s->list);
 	set->n_scids--;
+	quic_obj_charge(s->sk, -(int)sizeof(*s));
 	kfree_rcu(s, rcu);
 }
 
@@ -163,6 +164,7 @@ static struct quic_scid *quic_cid_insert(struct sock *sk,
 		kfree(s);
 		return ERR_PTR(err);
 	}
+	quic_obj_charge(sk, sizeof(*s));
 	list_add_tail(&s->list, &set->scids);
 	set->n_scids++;
 	return s;

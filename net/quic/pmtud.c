@@ -272,7 +272,8 @@ void quic_pmtud_icmp(struct sock *usk, struct sk_buff *skb, int err,
 		return;		/* RFC 9000 §14.2.1: under 1200, ignored */
 	h.size = info - off;
 	h.quote_len = min_t(u32, skb->len - off, sizeof(h.quote));
-	if (skb_copy_bits(skb, off, h.quote, h.quote_len))
+	if (skb_copy_bits(skb, off, h.quote, h.quote_len) ||
+	    !quic_ratelimit_take(&us->ptb, QUIC_PTB_RATE, QUIC_PTB_BURST))
 		return;
 	quic_proc_for_each(sock_net(usk), quic_pmtud_ptb_one, &h);
 }

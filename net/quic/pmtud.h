@@ -31,6 +31,13 @@ struct sk_buff;
 
 /* The quoted bytes of an ICMP error kept: header byte, version, CID. */
 #define QUIC_PMTUD_QUOTE	(1 + 4 + 1 + 20)
+/*
+ * Packet Too Big messages a port hands its connections, a second and at
+ * once: each costs a walk over the namespace's connections, so a forged
+ * ICMP flood is cut down to this.
+ */
+#define QUIC_PTB_RATE		64
+#define QUIC_PTB_BURST		64
 
 struct quic_pmtud {
 	/* Under the socket lock. */

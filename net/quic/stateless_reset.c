@@ -135,14 +135,17 @@ struct quic_sr_entry *quic_sr_add(struct sock *sk, const u8 *token)
 		kfree(e);
 		return NULL;
 	}
+	quic_obj_charge(sk, sizeof(*e));
 	return e;
 }
 
+/* Socket lock held: the entry's charge goes back to its socket. */
 void quic_sr_del(struct quic_sr_entry *e)
 {
 	if (!e)
 		return;
 	rhashtable_remove_fast(&quic_sr_table, &e->node, quic_sr_params);
+	quic_obj_charge(e->sk, -(int)sizeof(*e));
 	kfree_rcu(e, rcu);
 }
 

@@ -542,6 +542,7 @@ static struct quic_udp_sock *quic_udp_sock_create(struct net *net,
 	quic_ratelimit_init(&us->vn, QUIC_VN_BURST);
 	us->cid_len = READ_ONCE(sysctl_quic_cid_len);
 	quic_ratelimit_init(&us->sr, QUIC_SR_BURST);
+	quic_ratelimit_init(&us->ptb, QUIC_PTB_BURST);
 
 	err = udp_sock_create(net, &cfg, &sock);
 	if (err)

@@ -56,6 +56,8 @@ struct quic_udp_sock {
 	/* Our CID length on this port and its stateless resets (conn_id.c). */
 	u8			cid_len;
 	struct quic_ratelimit	sr;
+	/* ICMP Packet Too Big it takes as hints (pmtud.c). */
+	struct quic_ratelimit	ptb;
 };
 
 struct quic_udp_sock *quic_udp_sock_get(struct sock *sk,

@@ -313,11 +313,6 @@ static int rebind(struct conn *c)
  * server validates the new address, follows it (the event, local 0;
  * getpeername), and the data arrives intact.
  */
-/*
- * Known bug (issue 15): the server follows the new port but the transfer
- * stalls until the receive timeout; ngtcp2's --nat-rebinding client stalls
- * the same way.
- */
 static void test_nat_rebinding(int family)
 {
 	struct sockaddr_storage ss;
@@ -325,11 +320,6 @@ static void test_nat_rebinding(int family)
 	struct conn c;
 	long long ms;
 	int events = 0;
-
-	if (!getenv("QUIC_TEST_KNOWN_STALLS")) {
-		SKIP_TEST("known stall after a server-side NAT rebinding (issue 15); QUIC_TEST_KNOWN_STALLS=1 runs it");
-		return;
-	}
 
 	if (system("command -v nft > /dev/null"))
 		SKIP_TEST("no nft (apt install nftables)");

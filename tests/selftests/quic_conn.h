@@ -515,6 +515,18 @@ static inline int run_one(const char *name, void (*fn)(int), int family,
 	if (pid < 0)
 		exit(2);
 	if (!pid) {
+		sigset_t chld;
+
+		/*
+		 * A test that runs a command (system()) while other threads
+		 * sit in recvmsg() or sendmsg() under SO_RCVTIMEO/SO_SNDTIMEO
+		 * would have the child's SIGCHLD land on one of them and cut
+		 * its call short with EINTR, as for any socket.  Blocked in
+		 * every thread, it stays pending; waitpid() still works.
+		 */
+		sigemptyset(&chld);
+		sigaddset(&chld, SIGCHLD);
+		sigprocmask(SIG_BLOCK, &chld, NULL);
 		alarm(TEST_ALARM);
 		tap_failed_checks = 0;
 		fn(family);

@@ -301,9 +301,13 @@ class Client(QuicConnectionProtocol):
     key_update = None	# bytes between key updates, None: no counting
     logger = None	# a KeyLogger: --key-update or --0rtt
     alpn = HQ
+    cid_limit = None	# --cid-limit: our active_connection_id_limit
 
     def __init__(self, *a, **kw):
         super().__init__(*a, **kw)
+        if self.cid_limit:
+            # no public knob: set before the ClientHello carries it
+            self._quic._local_active_connection_id_limit = self.cid_limit
         self.h3 = None
         self.files = {}		# stream id -> [path, file, bytes, status]
         self.done = asyncio.get_running_loop().create_future()
@@ -437,6 +441,7 @@ async def run_client(a):
     if a.key_update is not None or a.zerortt:
         Client.logger = cfg.quic_logger = KeyLogger()
     Client.alpn = a.alpn[0]
+    Client.cid_limit = a.cid_limit
     if a.session_ticket:
         cfg.session_ticket = load_ticket(a.session_ticket)
     os.makedirs(a.out, exist_ok=True)
@@ -480,6 +485,11 @@ async def run_client(a):
           flush=True)
     if proto.ku:
         print("aioquic client: " + proto.ku.summary(), flush=True)
+    if a.cid_limit:
+        print("aioquic client: active_connection_id_limit %d, %d connection "
+              "IDs from the server" %
+              (a.cid_limit, len(proto._quic._peer_cid_sequence_numbers)),
+              flush=True)
     if a.session_ticket:
         print("aioquic client: " + client_session_words(proto, a.zerortt),
               flush=True)
@@ -622,6 +632,8 @@ def main(argv=None):
                    "completes (0-RTT)")
     s.add_argument("--count-0rtt", action="store_true",
                    help="count 0-RTT packets received (qlog), print per connection")
+    c.add_argument("--cid-limit", type=int, metavar="N",
+                   help="advertise active_connection_id_limit N (default 8)")
     c.add_argument("urls", nargs="+", metavar="URL")
     for x in (s, c):
         x.add_argument("--alpn", default=HQ, help="hq-interop (default) or h3")
