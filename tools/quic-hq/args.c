@@ -287,6 +287,12 @@ int hq_client_args(int argc, char **argv, struct hq_client_opts *o, char *err,
 			if (hq_parse_size(argv[i], &o->key_update))
 				ERR("--key-update %s: expected bytes (with K, M or G), "
 				    "more than 0", argv[i]);
+		} else if (!strcmp(a, "--migrate")) {
+			if (++i == argc)
+				ERR("--migrate needs a byte count");
+			if (hq_parse_size(argv[i], &o->migrate))
+				ERR("--migrate %s: expected bytes (with K, M or G), "
+				    "more than 0", argv[i]);
 		} else if (!strcmp(a, "--session-file")) {
 			if (++i == argc)
 				ERR("--session-file needs a file");

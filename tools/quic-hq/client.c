@@ -538,6 +538,7 @@ int hq_client(struct hq_client_opts *o)
 	gnutls_certificate_credentials_t cred = NULL;
 	gnutls_session_t session = NULL;
 	uint32_t version = o->version;
+	struct hq_mig mig = { .at = o->migrate };
 	struct hq_ku ku;
 	struct xfer *x;
 	double t0 = hq_now();
@@ -651,6 +652,7 @@ int hq_client(struct hq_client_opts *o)
 		}
 		received += (uint64_t)n;
 		hq_key_update(fd, &ku, received, o->urls[0].host);
+		hq_migrate(fd, &mig, received);
 		if (sid >= 0 && (sid & QUIC_STREAM_TYPE_UNI_MASK)) {
 			char why[256];
 
@@ -688,7 +690,10 @@ int hq_client(struct hq_client_opts *o)
 		printf(" (%u asked for)", ku.initiated);
 	summary_session(o, session, &st);
 	printf("\n");
-	ret = failed || ku.err ? 1 : 0;
+	if (o->migrate && !mig.done && !mig.err)
+		fprintf(stderr, "quic-hq: no migration: the transfer ended "
+			"before %llu bytes\n", (unsigned long long)o->migrate);
+	ret = failed || ku.err || (o->migrate && !mig.done) ? 1 : 0;
 out:
 	if (fd >= 0)
 		close(fd);

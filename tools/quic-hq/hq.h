@@ -31,6 +31,7 @@ struct hq_client_opts {
 	int insecure;
 	const char *out;		/* output directory */
 	uint64_t key_update;		/* --key-update: bytes, 0: none */
+	uint64_t migrate;		/* --migrate: bytes, 0: none */
 	const char *token_file;		/* --token-file: NEW_TOKEN kept */
 	uint32_t version;		/* --version: QUIC version, 0: v1 */
 	const char *session_file;	/* --session-file, or NULL */

@@ -130,4 +130,13 @@ uint32_t hq_sock_version(int fd);
  */
 void hq_key_update(int fd, struct hq_ku *k, uint64_t total, const char *who);
 
+/* migrate.c: --migrate BYTES, a client's move to a new local port. */
+struct hq_mig {
+	uint64_t at;		/* after this many bytes; 0: never */
+	int done;		/* the kernel took it */
+	int err;		/* errno of a refusal: no more asking */
+};
+
+void hq_migrate(int fd, struct hq_mig *m, uint64_t total);
+
 #endif /* QUIC_HQ_PROTO_H */
