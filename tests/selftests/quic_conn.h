@@ -517,6 +517,8 @@ static inline int run_one(const char *name, void (*fn)(int), int family,
 	if (!pid) {
 		sigset_t chld;
 
+		setpgid(0, 0);	/* its own group: see the kill() below */
+
 		/*
 		 * A test that runs a command (system()) while other threads
 		 * sit in recvmsg() or sendmsg() under SO_RCVTIMEO/SO_SNDTIMEO
@@ -533,7 +535,13 @@ static inline int run_one(const char *name, void (*fn)(int), int family,
 		fflush(stdout);
 		_exit(tap_failed_checks ? 1 : 0);
 	}
+	setpgid(pid, pid);
 	waitpid(pid, &status, 0);
+	/*
+	 * Servers a test forked outlive it when it is killed (alarm): they
+	 * would hold their sockets, and quic.ko, into the next tests.
+	 */
+	kill(-pid, SIGKILL);
 	ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
 	if (WIFSIGNALED(status))
 		printf("# killed by signal %d%s\n", WTERMSIG(status),
