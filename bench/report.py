@@ -99,7 +99,7 @@ def tables(recs):
             row = {"message": size, "tps": v, "ours_vs_ktls": ratio(v["quic"], v["ktls"]),
                    "ours_vs_tcp": ratio(v["quic"], v["tcp"])}
             rows.append(row)
-            out.append("| %s B | %s | %s | %s | %s | %s |" % (
+            out.append("| %s | %s | %s | %s | %s | %s |" % (
                 size, fmt(v["tcp"]), fmt(v["ktls"]), fmt(v["quic"]),
                 rtxt(row["ours_vs_ktls"]), rtxt(row["ours_vs_tcp"])))
         out.append("")
@@ -173,7 +173,7 @@ def chart(recs, tab, path, title):
         a.bar([x + (j - 1) * w for x in range(len(rows))], [r["tps"].get(s) or 0 for r in rows], w,
               label=NAMES[s], color=colors[s])
     a.set_xticks(range(len(rows)))
-    a.set_xticklabels(["RR %s B" % r["message"] for r in rows])
+    a.set_xticklabels(["RR %s bytes" % r["message"] for r in rows])
     a.set_title("request/response transactions/s")
     a.legend(fontsize=7)
     a = ax[1][1]
