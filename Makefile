@@ -29,6 +29,8 @@ module:
 userspace:
 	$(MAKE) -C libquic
 	$(MAKE) -C tools/quic-hq
+	$(MAKE) -C tools/quic-perf
+	$(MAKE) -C bench
 	$(MAKE) -C tests/selftests
 	$(MAKE) -C tests/hostile
 	$(MAKE) -C tests/compat
@@ -62,6 +64,8 @@ clean:
 	@if [ -f tests/unit/Makefile ]; then $(MAKE) -C tests/unit clean; fi
 	$(MAKE) -C libquic clean
 	$(MAKE) -C tools/quic-hq clean
+	$(MAKE) -C tools/quic-perf clean
+	$(MAKE) -C bench clean
 	rm -rf build
 
 .PHONY: all deps module userspace unit fuzz check check-debug demo clean

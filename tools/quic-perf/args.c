@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* quic-perf: the command line (quic-perf.1 has the same text). */
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "perf.h"
+
+static const char usage[] =
+"usage: quic-perf -s [options]            server\n"
+"       quic-perf -c HOST [options]       client\n"
+"\n"
+"An iperf3-like tool over IPPROTO_QUIC sockets (quic.ko) and libquic.\n"
+"\n"
+"common:\n"
+"  -p, --port PORT        UDP port (default " PERF_PORT ")\n"
+"  -J, --json             client: the result as one JSON object on stdout\n"
+"                         (progress lines go to stderr)\n"
+"  -i, --interval SECS    progress line period, 0 for none (default 1)\n"
+"      --psk FILE         PSK handshake, FILE of identity:hexkey lines\n"
+"  -h, --help             this text\n"
+"server:\n"
+"  -B, --bind ADDR        listen on ADDR (default: all)\n"
+"      --cert FILE --key FILE\n"
+"                         certificate and key (PEM); without them an\n"
+"                         ephemeral self-signed certificate is made\n"
+"  -1, --one-off          exit after one test\n"
+"client:\n"
+"  -t, --time SECS        test length (default 10; RR, handshakes, bulk;\n"
+"                         --idle: how long to hold the connections)\n"
+"  -n, --bytes N[KMG]     bulk: send N bytes instead; RR: N bytes of\n"
+"                         messages; --handshakes: N handshakes\n"
+"  -l, --len N[KMG]       write size (default 64K); RR: message size\n"
+"                         (default 1)\n"
+"  -P, --parallel N       bulk: N streams at once (default 1)\n"
+"      --stream-size N[KMG]\n"
+"                         bulk: end each stream after N bytes and open the\n"
+"                         next (default: one stream for the whole test)\n"
+"  -R, --reverse          bulk: the server sends (download)\n"
+"      --rr               request/response: send a message, wait for the\n"
+"                         server's message of the same size, repeat\n"
+"      --handshakes       handshake rate: connect, handshake, close, repeat\n"
+"      --idle N           open N connections and hold them for --time\n"
+"      --nodelay          stream_data_nodelay (RR always sets it)\n"
+"      --insecure         do not verify the server's certificate\n"
+"      --ca FILE          verify it against the CAs in FILE, and its name\n"
+"                         (default: the system trust store)\n";
+
+enum { OPT_PSK = 256, OPT_CERT, OPT_KEY, OPT_SSIZE, OPT_RR, OPT_HS,
+       OPT_IDLE, OPT_NODELAY, OPT_INSECURE, OPT_CA };
+
+static const struct option longopts[] = {
+	{ "server", no_argument, NULL, 's' },
+	{ "client", required_argument, NULL, 'c' },
+	{ "port", required_argument, NULL, 'p' },
+	{ "bind", required_argument, NULL, 'B' },
+	{ "json", no_argument, NULL, 'J' },
+	{ "interval", required_argument, NULL, 'i' },
+	{ "one-off", no_argument, NULL, '1' },
+	{ "time", required_argument, NULL, 't' },
+	{ "bytes", required_argument, NULL, 'n' },
+	{ "len", required_argument, NULL, 'l' },
+	{ "parallel", required_argument, NULL, 'P' },
+	{ "reverse", no_argument, NULL, 'R' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "psk", required_argument, NULL, OPT_PSK },
+	{ "cert", required_argument, NULL, OPT_CERT },
+	{ "key", required_argument, NULL, OPT_KEY },
+	{ "stream-size", required_argument, NULL, OPT_SSIZE },
+	{ "rr", no_argument, NULL, OPT_RR },
+	{ "handshakes", no_argument, NULL, OPT_HS },
+	{ "idle", required_argument, NULL, OPT_IDLE },
+	{ "nodelay", no_argument, NULL, OPT_NODELAY },
+	{ "insecure", no_argument, NULL, OPT_INSECURE },
+	{ "ca", required_argument, NULL, OPT_CA },
+	{ NULL, 0, NULL, 0 }
+};
+
+/* N with an optional K, M or G (powers of 1024); *err set on junk */
+uint64_t perf_parse_size(const char *s, int *err)
+{
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+	int shift = 0;
+
+	if (end == s)
+		*err = 1;
+	switch (*end) {
+	case 'K': case 'k': shift = 10; end++; break;
+	case 'M': case 'm': shift = 20; end++; break;
+	case 'G': case 'g': shift = 30; end++; break;
+	}
+	if (*end || v > (UINT64_MAX >> shift))
+		*err = 1;
+	return (uint64_t)v << shift;
+}
+
+static double parse_double(const char *s, int *err)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || *end || v < 0)
+		*err = 1;
+	return v;
+}
+
+/* 0: run; 1: --help printed; -1: bad usage (message printed) */
+int perf_parse_args(int argc, char **argv, struct perf_opts *o)
+{
+	int c, err = 0, have_len = 0, have_time = 0, have_bytes = 0, role = 0;
+
+	memset(o, 0, sizeof(*o));
+	o->port = PERF_PORT;
+	o->streams = 1;
+	o->interval = 1;
+	while ((c = getopt_long(argc, argv, "sc:p:B:Ji:1t:n:l:P:Rh", longopts,
+				NULL)) != -1) {
+		switch (c) {
+		case 's': o->server = 1; role++; break;
+		case 'c': o->host = optarg; role++; break;
+		case 'p': o->port = optarg; break;
+		case 'B': o->bind = optarg; break;
+		case 'J': o->json = 1; break;
+		case 'i': o->interval = parse_double(optarg, &err); break;
+		case '1': o->one_off = 1; break;
+		case 't': o->time = parse_double(optarg, &err); have_time = 1; break;
+		case 'n': o->bytes = perf_parse_size(optarg, &err); have_bytes = 1; break;
+		case 'l': o->len = (size_t)perf_parse_size(optarg, &err); have_len = 1; break;
+		case 'P': o->streams = atoi(optarg); break;
+		case 'R': o->reverse = 1; break;
+		case 'h': fputs(usage, stdout); return 1;
+		case OPT_PSK: o->psk = optarg; break;
+		case OPT_CERT: o->cert = optarg; break;
+		case OPT_KEY: o->key = optarg; break;
+		case OPT_SSIZE: o->stream_size = perf_parse_size(optarg, &err); break;
+		case OPT_RR: o->mode = MODE_RR; break;
+		case OPT_HS: o->mode = MODE_HS; break;
+		case OPT_IDLE: o->mode = MODE_IDLE; o->conns = atoi(optarg); break;
+		case OPT_NODELAY: o->nodelay = 1; break;
+		case OPT_INSECURE: o->insecure = 1; break;
+		case OPT_CA: o->ca = optarg; break;
+		default: err = 1; break;
+		}
+	}
+	if (err || optind != argc || role != 1) {
+		fputs(usage, stderr);
+		return -1;
+	}
+	if (!have_time)
+		o->time = have_bytes ? 0 : 10;
+	if (have_time && have_bytes && o->mode != MODE_IDLE) {
+		fprintf(stderr, "quic-perf: --time or --bytes, not both\n");
+		return -1;
+	}
+	if (!have_len)
+		o->len = o->mode == MODE_RR ? 1 : 65536;
+	if (o->mode == MODE_RR)
+		o->nodelay = 1;
+	if (!o->len || o->len > (64u << 20) || o->streams < 1 ||
+	    o->streams > 1024 || (o->mode == MODE_IDLE && o->conns < 1) ||
+	    (!!o->cert != !!o->key) || (o->mode == MODE_IDLE && have_bytes)) {
+		fprintf(stderr, "quic-perf: bad value (see --help)\n");
+		return -1;
+	}
+	return 0;
+}
