@@ -29,6 +29,7 @@ module:
 userspace:
 	$(MAKE) -C libquic
 	$(MAKE) -C tools/quic-hq
+	$(MAKE) -C tools/quic-handshaked
 	$(MAKE) -C tests/selftests
 	$(MAKE) -C tests/hostile
 	$(MAKE) -C tests/compat
@@ -62,6 +63,7 @@ clean:
 	@if [ -f tests/unit/Makefile ]; then $(MAKE) -C tests/unit clean; fi
 	$(MAKE) -C libquic clean
 	$(MAKE) -C tools/quic-hq clean
+	$(MAKE) -C tools/quic-handshaked clean
 	rm -rf build
 
 .PHONY: all deps module userspace unit fuzz check check-debug demo clean
