@@ -8,11 +8,9 @@
  * the negotiated ALPN on it.
  */
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <arpa/inet.h>
 #include <linux/handshake.h>
 #include <netinet/quic.h>
@@ -32,6 +30,7 @@ struct hsd_tls {
 	gnutls_privkey_t privkey;
 	struct hsd_psk psks[HSD_PSK_MAX];	/* a server's accepted keys */
 	int n_psks, matched;
+	int psk_unknown;			/* the client named another PSK */
 	const struct hsd_conf *conf;
 	struct hsd_result *res;
 };
@@ -43,14 +42,6 @@ static __attribute__((noinline)) void why(struct hsd_result *res,
 {
 	if (!res->why[0])
 		snprintf(res->why, sizeof(res->why), fmt, a, b);
-}
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 unsigned int hsd_done_status(int err)
@@ -272,6 +263,7 @@ static int psk_lookup(gnutls_session_t session, const char *username,
 		return 0;
 	}
 	why(t->res, "unknown PSK identity '%s'%s", username, "");
+	t->psk_unknown = 1;
 	return -1;
 }
 
@@ -383,51 +375,23 @@ static void setup_tickets(struct hsd_tls *t, int fd)
 	memset(key, 0, sizeof(key));
 }
 
-/* ---- the step loop ---- */
-
-static int wait_fd(int fd, short events, int64_t deadline)
+/*
+ * libquic's quic_handshake() under the request's time limit, which it takes
+ * from the socket's SO_RCVTIMEO: set for the handshake, then put back as
+ * the kernel user had it.
+ */
+static int run_handshake(gnutls_session_t session, int fd, unsigned int ms)
 {
-	struct pollfd pfd = { .fd = fd, .events = events };
-	int64_t left;
-	int n;
+	struct timeval old, tv = { ms / 1000, (ms % 1000) * 1000 };
+	socklen_t len = sizeof(old);
+	int err, saved;
 
-	for (;;) {
-		left = deadline - now_ms();
-		if (left <= 0)
-			return -ETIMEDOUT;
-		n = poll(&pfd, 1, left > 1000 ? 1000 : (int)left);
-		if (n > 0)
-			return 0;
-		if (n < 0 && errno != EINTR)
-			return -errno;
-	}
-}
-
-static int run_steps(gnutls_session_t session, int fd, int64_t deadline)
-{
-	struct quic_handshake_step *step;
-	ssize_t n;
-	int err;
-
-	err = quic_handshake_init(session, &step);
-	while (!err && step) {
-		if (step->op == QUIC_HANDSHAKE_STEP_OP_SENDMSG) {
-			n = sendmsg(fd, step->s_sendmsg.msg, step->s_sendmsg.flags);
-			if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-				err = wait_fd(fd, POLLOUT, deadline);
-				continue;
-			}
-			step->s_sendmsg.retval = n < 0 ? -errno : n;
-		} else {
-			err = wait_fd(fd, POLLIN, deadline);
-			if (err)
-				break;
-			n = recvmsg(fd, step->s_recvmsg.msg, step->s_recvmsg.flags);
-			step->s_recvmsg.retval = n < 0 ? -errno : n;
-		}
-		err = quic_handshake_step(session, &step);
-	}
-	quic_handshake_deinit(session);
+	saved = getsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &old, &len) == 0;
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0)
+		return -errno;
+	err = quic_handshake(session);
+	if (saved)
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &old, sizeof(old));
 	return err;
 }
 
@@ -455,7 +419,6 @@ void hsd_quic_handshake(const struct hsd_req *req, const struct hsd_conf *conf,
 {
 	int server = req->msg_type == HANDSHAKE_MSG_TYPE_SERVERHELLO;
 	unsigned int timeout = req->timeout_ms ? req->timeout_ms : conf->timeout_ms;
-	int64_t deadline = now_ms() + timeout;
 	struct hsd_tls *t;
 	int err, ret, alpns;
 	size_t len;
@@ -512,7 +475,9 @@ void hsd_quic_handshake(const struct hsd_req *req, const struct hsd_conf *conf,
 	if (server)
 		setup_tickets(t, req->sockfd);
 	gnutls_transport_set_int(t->session, req->sockfd);
-	err = run_steps(t->session, req->sockfd, deadline);
+	err = run_handshake(t->session, req->sockfd, timeout);
+	if (err && t->psk_unknown)
+		err = -EKEYREJECTED;	/* authentication, not a TLS fault */
 	if (err) {
 		if (err == -ETIMEDOUT)
 			why(res, "no answer in time%s%s", "", "");
