@@ -30,6 +30,7 @@ userspace:
 	$(MAKE) -C libquic
 	$(MAKE) -C tools/quic-hq
 	$(MAKE) -C tools/quic-handshaked
+	$(MAKE) -C tests/kernel/user
 	$(MAKE) -C tests/selftests
 	$(MAKE) -C tests/hostile
 	$(MAKE) -C tests/compat
@@ -64,6 +65,7 @@ clean:
 	$(MAKE) -C libquic clean
 	$(MAKE) -C tools/quic-hq clean
 	$(MAKE) -C tools/quic-handshaked clean
+	$(MAKE) -C tests/kernel/user clean
 	rm -rf build
 
 .PHONY: all deps module userspace unit fuzz check check-debug demo clean

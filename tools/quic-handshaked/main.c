@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * quic-handshaked: the main process listens to the "tlshd" multicast group
- * of the "handshake" generic netlink family.  Each READY notification (and,
- * at start or after a lost notification, a drain of the queue) starts one
- * worker process, at most max-handshakes at a time.  A worker takes the
- * next request with ACCEPT, runs the handshake and reports DONE, then
- * exits: a crash, a hang past the request's timeout or a SIGTERM in one
- * handshake still reports DONE (from a signal handler, with a message
- * built beforehand) and touches no other.  A process per request also
- * gives each its own process keyring, which the kernel links the request's
- * keyring into.
+ * of the "handshake" generic netlink family and keeps a pool of idle worker
+ * processes (at most max-handshakes workers in all).  Each READY
+ * notification (and, at start or after a lost notification, a drain of the
+ * queue) writes one token into a pipe; the idle worker that reads it takes
+ * the next request with ACCEPT at once.  That matters: net/handshake
+ * refuses new requests (-EAGAIN to the kernel user) while a few (3 to 50,
+ * by memory size) wait unaccepted.  The worker then runs the handshake,
+ * reports DONE and exits: a crash, a hang past the request's timeout or a
+ * SIGTERM in one handshake still reports DONE (from a signal handler, with
+ * a message built beforehand) and touches no other.  A process per request
+ * also gives each its own process keyring, which the kernel links the
+ * request's keyring into.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -23,6 +26,8 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -32,7 +37,13 @@
 
 #include "hsd.h"
 
-#define EXIT_NOREQ	3	/* a worker found the queue empty */
+#define HSD_IDLE_MAX	16	/* idle workers kept ready */
+
+/* What a worker tells the main process (one write, atomic) */
+struct hsd_note {
+	pid_t pid;
+	int kind;		/* 'A': took a request, 'E': the queue was empty */
+};
 
 static const char usage[] =
 "Usage: quic-handshaked [OPTIONS]\n"
@@ -59,6 +70,15 @@ static const char usage[] =
 "SIGHUP reads the configuration file again.\n";
 
 static struct hsd_conf conf;
+static const char *conf_path = HSD_CONF_DEFAULT;
+static int conf_explicit;
+/* Bumped by SIGHUP in a page shared with the workers, which were forked
+ * earlier: a worker that sees it changed reads the file again.
+ */
+static volatile unsigned int *conf_gen;
+static int tok_rd = -1, tok_wr = -1, note_rd = -1, note_wr = -1;
+
+static int load_conf(const char *path, int explicit_path);
 
 void hsd_log(const char *fmt, ...)
 {
@@ -198,8 +218,46 @@ static void peer_string(int fd, char *buf, size_t len)
 	snprintf(buf, len, "%s:%u", a, port);
 }
 
+static void note(int kind)
+{
+	struct hsd_note n = { getpid(), kind };
+
+	if (write(note_wr, &n, sizeof(n)) < 0)
+		return;	/* the main process is gone; nothing to tell */
+}
+
+/* Idle: wait for a token, then ACCEPT; returns with a request, or exits. */
+static void take_request(struct hsd_genl *g, struct hsd_req *req)
+{
+	for (;;) {
+		ssize_t r;
+		char b;
+		int err;
+
+		r = read(tok_rd, &b, 1);
+		if (r == 0)
+			_exit(0);		/* the main process stopped */
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			_exit(1);
+		}
+		err = hsd_genl_accept(g, req);
+		if (!err) {
+			note('A');
+			return;
+		}
+		if (err != -EAGAIN) {
+			hsd_log("accept: %s", strerror(-err));
+			usleep(100000);
+		}
+		note('E');
+	}
+}
+
 static int worker(void)
 {
+	unsigned int gen = *conf_gen;
 	struct hsd_result res;
 	struct hsd_genl g;
 	struct hsd_req req;
@@ -214,14 +272,10 @@ static int worker(void)
 		hsd_log("worker: netlink: %s", strerror(-err));
 		return 1;
 	}
-	err = hsd_genl_accept(&g, &req);
-	if (err == -EAGAIN)
-		return EXIT_NOREQ;
-	if (err) {
-		hsd_log("accept: %s", strerror(-err));
-		return 1;
-	}
+	take_request(&g, &req);
 	t0 = now_ms();
+	if (*conf_gen != gen)
+		load_conf(conf_path, conf_explicit);
 	timeout = req.timeout_ms ? req.timeout_ms : conf.timeout_ms;
 	arm_watchdog(&g, &req, timeout);
 	peer_string(req.sockfd, peer, sizeof(peer));
@@ -254,24 +308,22 @@ static int worker(void)
 
 /* ---- the main process ---- */
 
-static pid_t *children;
-static unsigned int n_children;
+struct hsd_child {
+	pid_t pid;
+	int busy;		/* took a request */
+};
 
-static void child_add(pid_t pid)
-{
-	children[n_children++] = pid;
-}
+static struct hsd_child *children;
+static unsigned int n_children, n_busy;
 
-static void child_del(pid_t pid)
+static struct hsd_child *child_find(pid_t pid)
 {
 	unsigned int i;
 
-	for (i = 0; i < n_children; i++) {
-		if (children[i] == pid) {
-			children[i] = children[--n_children];
-			return;
-		}
-	}
+	for (i = 0; i < n_children; i++)
+		if (children[i].pid == pid)
+			return &children[i];
+	return NULL;
 }
 
 static int spawn(int *close_fds, int n_close, const sigset_t *oldmask)
@@ -286,26 +338,62 @@ static int spawn(int *close_fds, int n_close, const sigset_t *oldmask)
 	if (pid == 0) {
 		for (i = 0; i < n_close; i++)
 			close(close_fds[i]);
+		close(tok_wr);
+		close(note_rd);
 		signal(SIGCHLD, SIG_DFL);
 		sigprocmask(SIG_SETMASK, oldmask, NULL);
 		_exit(worker());
 	}
-	child_add(pid);
+	children[n_children].pid = pid;
+	children[n_children++].busy = 0;
 	return 0;
 }
 
-static void reap(int *drain)
+static void token(void)
 {
+	char b = 1;
+
+	if (write(tok_wr, &b, 1) < 0 && errno != EAGAIN)
+		hsd_log("token pipe: %s", strerror(errno));
+}
+
+static void reap(void)
+{
+	struct hsd_child *c;
 	int status;
 	pid_t pid;
 
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-		child_del(pid);
-		if (WIFEXITED(status) && WEXITSTATUS(status) == EXIT_NOREQ)
-			*drain = 0;
-		else if (WIFSIGNALED(status))
+		c = child_find(pid);
+		if (!c)
+			continue;
+		if (c->busy)
+			n_busy--;
+		*c = children[--n_children];
+		if (WIFSIGNALED(status))
 			hsd_log("worker %d killed by signal %d", (int)pid,
 				WTERMSIG(status));
+	}
+}
+
+/* Workers' notes: who took a request; whether the queue ran empty. */
+static void read_notes(int *drain)
+{
+	struct hsd_note n;
+	struct hsd_child *c;
+
+	while (read(note_rd, &n, sizeof(n)) == sizeof(n)) {
+		if (n.kind == 'E') {
+			*drain = 0;
+			continue;
+		}
+		c = child_find(n.pid);
+		if (c && !c->busy) {
+			c->busy = 1;
+			n_busy++;
+		}
+		if (*drain)
+			token();	/* more may be queued */
 	}
 }
 
@@ -316,19 +404,25 @@ static void stop_children(void)
 	int status;
 	pid_t pid;
 
+	close(tok_wr);		/* idle workers see the end and exit */
 	for (i = 0; i < n_children; i++)
-		kill(children[i], SIGTERM);
+		if (children[i].busy)
+			kill(children[i].pid, SIGTERM);
 	while (n_children && now_ms() < end) {
 		pid = waitpid(-1, &status, WNOHANG);
-		if (pid > 0)
-			child_del(pid);
-		else
+		if (pid > 0) {
+			struct hsd_child *c = child_find(pid);
+
+			if (c)
+				*c = children[--n_children];
+		} else {
 			usleep(10000);
+		}
 	}
 }
 
 /* The multicast socket: READY notifications, or a lost one (ENOBUFS). */
-static void read_notifications(struct hsd_genl *g, unsigned int *want, int *drain)
+static void read_notifications(struct hsd_genl *g, int *drain)
 {
 	char buf[8192] __attribute__((aligned(8)));
 
@@ -338,8 +432,10 @@ static void read_notifications(struct hsd_genl *g, unsigned int *want, int *drai
 		size_t left;
 
 		if (n < 0) {
-			if (errno == ENOBUFS)
+			if (errno == ENOBUFS) {
 				*drain = 1;	/* notifications lost: drain */
+				token();
+			}
 			if (errno == EINTR || errno == ENOBUFS)
 				continue;
 			return;
@@ -347,9 +443,8 @@ static void read_notifications(struct hsd_genl *g, unsigned int *want, int *drai
 		left = (size_t)n;
 		for (nh = (void *)buf; NLMSG_OK(nh, left); nh = NLMSG_NEXT(nh, left)) {
 			if (nh->nlmsg_type == g->family &&
-			    hsd_is_ready(NLMSG_DATA(nh), nh->nlmsg_len - NLMSG_HDRLEN) &&
-			    *want < 1000000)
-				(*want)++;
+			    hsd_is_ready(NLMSG_DATA(nh), nh->nlmsg_len - NLMSG_HDRLEN))
+				token();
 		}
 	}
 }
@@ -390,11 +485,9 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *path = HSD_CONF_DEFAULT;
-	unsigned int want = 0;
-	int explicit_path = 0, check = 0, drain = 1, c, sfd, err;
+	int check = 0, drain = 1, c, sfd, err;
 	struct signalfd_siginfo si;
-	struct pollfd pfd[2];
+	struct pollfd pfd[3];
 	sigset_t mask, oldmask;
 	struct hsd_genl g;
 	char *end;
@@ -402,8 +495,8 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "c:j:t:vVh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
-			path = optarg;
-			explicit_path = 1;
+			conf_path = optarg;
+			conf_explicit = 1;
 			break;
 		case 'j':
 			cli_max = (unsigned int)strtoul(optarg, &end, 10);
@@ -440,7 +533,7 @@ int main(int argc, char **argv)
 		fputs(usage, stderr);
 		return 2;
 	}
-	if (load_conf(path, explicit_path))
+	if (load_conf(conf_path, conf_explicit))
 		return 1;
 	if (check) {
 		printf("cert=%s\nkey=%s\nca=%s\npsk=%s\ntimeout=%u\nmax-handshakes=%u\nverbose=%d\n",
@@ -454,8 +547,24 @@ int main(int argc, char **argv)
 	}
 
 	children = calloc(4096, sizeof(*children));
-	if (!children)
+	conf_gen = mmap(NULL, sizeof(*conf_gen), PROT_READ | PROT_WRITE,
+			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (!children || conf_gen == MAP_FAILED)
 		return 1;
+	{
+		int tok[2], notes[2];
+
+		if (pipe2(tok, O_CLOEXEC) || pipe2(notes, O_CLOEXEC)) {
+			hsd_log("pipe: %s", strerror(errno));
+			return 1;
+		}
+		tok_rd = tok[0];
+		tok_wr = tok[1];
+		note_rd = notes[0];
+		note_wr = notes[1];
+		fcntl(tok_wr, F_SETFL, O_NONBLOCK);
+		fcntl(note_rd, F_SETFL, O_NONBLOCK);
+	}
 	err = hsd_genl_open(&g);
 	if (!err)
 		err = hsd_genl_join(&g);
@@ -483,31 +592,39 @@ int main(int argc, char **argv)
 	pfd[0].events = POLLIN;
 	pfd[1].fd = sfd;
 	pfd[1].events = POLLIN;
+	pfd[2].fd = note_rd;
+	pfd[2].events = POLLIN;
+	token();	/* requests queued while no agent ran: drain */
 	for (;;) {
 		int close_fds[2] = { g.fd, sfd };
+		unsigned int idle_max = conf.max_handshakes < HSD_IDLE_MAX ?
+					conf.max_handshakes : HSD_IDLE_MAX;
 
-		/* one per READY; while draining, one more per pass */
-		while (want && n_children < conf.max_handshakes &&
+		/* keep idle workers ready, within max-handshakes in all */
+		while (n_children - n_busy < idle_max &&
+		       n_children < conf.max_handshakes &&
 		       !spawn(close_fds, 2, &oldmask))
-			want--;
-		if (drain && n_children < conf.max_handshakes)
-			spawn(close_fds, 2, &oldmask);
-		if (poll(pfd, 2, want || drain ? 20 : -1) < 0 && errno != EINTR) {
+			;
+		if (poll(pfd, 3, -1) < 0 && errno != EINTR) {
 			hsd_log("poll: %s", strerror(errno));
 			break;
 		}
 		if (pfd[0].revents)
-			read_notifications(&g, &want, &drain);
+			read_notifications(&g, &drain);
+		if (pfd[2].revents)
+			read_notes(&drain);
 		if (!(pfd[1].revents & POLLIN))
 			continue;
 		while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
 			if (si.ssi_signo == SIGCHLD) {
-				reap(&drain);
+				reap();
 			} else if (si.ssi_signo == SIGHUP) {
-				if (!load_conf(path, explicit_path))
+				if (!load_conf(conf_path, conf_explicit)) {
+					(*conf_gen)++;
 					hsd_log("configuration read again");
+				}
 			} else {
-				hsd_log("stopping: %u handshakes in progress", n_children);
+				hsd_log("stopping: %u handshakes in progress", n_busy);
 				stop_children();
 				return 0;
 			}
