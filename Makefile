@@ -24,6 +24,7 @@ deps:
 module:
 	@test -d "$(KDIR)" || { echo "no kernel headers at '$(KDIR)': run tests/vm/deps" >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(MODSRC) W=1 modules
+	$(MAKE) -C tests/kernel KDIR=$(KDIR) QUIC_SYMVERS=$(MODSRC)/Module.symvers
 
 # Everything built on the host that the guest runs.
 userspace:
