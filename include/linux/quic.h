@@ -36,12 +36,16 @@
  *      the handshake;
  *   4. fills struct tls_handshake_args: ta_sock, ta_done, ta_data,
  *      ta_timeout_ms (the agent's bound for the handshake), ta_peername (a
- *      client's server name for SNI and certificate check, or NULL), and
- *      ta_my_cert + ta_my_privkey (x509: key serials in a keyring the agent
- *      can read, as tlshd expects them; a client may leave them 0 for no
- *      client certificate), or ta_my_peerids[0] (psk: the serial of a
- *      "psk" key whose description is the PSK identity), and ta_keyring
- *      when the keys are in a keyring the agent must link first.
+ *      client's server name: SNI, and the name the agent checks the
+ *      server's certificate for; with NULL the agent still checks the
+ *      chain against its trust anchors), and ta_my_cert + ta_my_privkey
+ *      (x509: key serials of keys the agent can read, as tlshd expects
+ *      them; 0 for none: a client without certificate, or the agent's
+ *      configured ones), or ta_my_peerids[0] (psk: the serial of a key
+ *      whose description is the PSK identity, ta_num_peerids 1 for a
+ *      client), and ta_keyring when the keys are in a keyring the agent
+ *      must link first.  tls_client_hello_anon() is a client without
+ *      certificate.  quic-handshaked(8) says which key types it reads.
  *
  * ta_done(ta_data, status, peerid) is called once: status 0 when the
  * handshake completed (the socket is then QUIC_SS_ESTABLISHED and ready for

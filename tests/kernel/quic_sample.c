@@ -128,11 +128,29 @@ static void qs_hs_done(void *data, int status, key_serial_t peerid)
 	complete(&hs->done);
 }
 
+/* The request of @mode: "x509", "psk" or "anon" (a client without certificate). */
+static int qs_hello(struct tls_handshake_args *args, bool server,
+		    const char *mode)
+{
+	if (!strcmp(mode, "psk")) {
+		args->ta_my_peerids[0] = psk;
+		args->ta_num_peerids = 1;
+		return server ? tls_server_hello_psk(args, GFP_KERNEL) :
+				tls_client_hello_psk(args, GFP_KERNEL);
+	}
+	if (!strcmp(mode, "x509")) {
+		args->ta_my_cert = cert;
+		args->ta_my_privkey = privkey;
+		return server ? tls_server_hello_x509(args, GFP_KERNEL) :
+				tls_client_hello_x509(args, GFP_KERNEL);
+	}
+	return tls_client_hello_anon(args, GFP_KERNEL);
+}
+
 /*
  * Hand @sock (a connected or accepted QUIC socket with a file, its ALPN
  * set) to the handshake agent and wait for ta_done, at most timeout_ms
- * plus a second (the agent's own bound comes first).  @mode: "x509",
- * "psk" or "anon" (a client without certificate).
+ * plus a second (the agent's own bound comes first).
  */
 static int qs_handshake(struct socket *sock, bool server, const char *mode,
 			const char *peername)
@@ -150,23 +168,22 @@ static int qs_handshake(struct socket *sock, bool server, const char *mode,
 
 	init_completion(&hs.done);
 	args.ta_data = &hs;
-	if (!strcmp(mode, "psk")) {
-		args.ta_my_peerids[0] = psk;
-		args.ta_num_peerids = 1;
-		err = server ? tls_server_hello_psk(&args, GFP_KERNEL) :
-			       tls_client_hello_psk(&args, GFP_KERNEL);
-	} else if (!strcmp(mode, "x509")) {
-		args.ta_my_cert = cert;
-		args.ta_my_privkey = privkey;
-		err = server ? tls_server_hello_x509(&args, GFP_KERNEL) :
-			       tls_client_hello_x509(&args, GFP_KERNEL);
-	} else {
-		err = tls_client_hello_anon(&args, GFP_KERNEL);
+	deadline = jiffies + msecs_to_jiffies(timeout_ms + 1000);
+	for (;;) {
+		err = qs_hello(&args, server, mode);
+		/*
+		 * net/handshake keeps few requests waiting for the agent
+		 * (hn_pending_max: about 2 per GB of memory, 3 to 50): -EAGAIN is to be
+		 * tried again.
+		 */
+		if (err != -EAGAIN || READ_ONCE(qs_stopping) ||
+		    time_after(jiffies, deadline))
+			break;
+		schedule_timeout_uninterruptible(msecs_to_jiffies(20));
 	}
 	if (err)
 		return err;	/* no ta_done will come: -ESRCH is no agent */
 
-	deadline = jiffies + msecs_to_jiffies(timeout_ms + 1000);
 	while (!wait_for_completion_timeout(&hs.done, QS_SLICE)) {
 		if (!READ_ONCE(qs_stopping) && time_before(jiffies, deadline))
 			continue;
@@ -430,6 +447,11 @@ static int qs_server_start(void)
 			       &sock);
 	if (err)
 		return err;
+	/*
+	 * SO_REUSEPORT: a server loaded again joins the port that its closed
+	 * connections still hold for their closing period.
+	 */
+	sock_set_reuseport(sock->sk);
 	err = qs_allow_datagrams(sock);	/* accepted sockets inherit it */
 	if (!err)
 		err = kernel_bind(sock, (struct sockaddr *)&a, sizeof(a));
