@@ -24,6 +24,7 @@ deps:
 module:
 	@test -d "$(KDIR)" || { echo "no kernel headers at '$(KDIR)': run tests/vm/deps" >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(MODSRC) W=1 modules
+	$(MAKE) -C tests/kernel KDIR=$(KDIR) QUIC_SYMVERS=$(MODSRC)/Module.symvers
 
 # Everything built on the host that the guest runs.
 userspace:
@@ -31,6 +32,8 @@ userspace:
 	$(MAKE) -C tools/quic-hq
 	$(MAKE) -C tools/quic-perf
 	$(MAKE) -C bench
+	$(MAKE) -C tools/quic-handshaked
+	$(MAKE) -C tests/kernel/user
 	$(MAKE) -C tests/selftests
 	$(MAKE) -C tests/hostile
 	$(MAKE) -C tests/compat
@@ -66,6 +69,8 @@ clean:
 	$(MAKE) -C tools/quic-hq clean
 	$(MAKE) -C tools/quic-perf clean
 	$(MAKE) -C bench clean
+	$(MAKE) -C tools/quic-handshaked clean
+	$(MAKE) -C tests/kernel/user clean
 	rm -rf build
 
 .PHONY: all deps module userspace unit fuzz check check-debug demo clean

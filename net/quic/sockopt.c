@@ -13,6 +13,7 @@
 #include <net/inet_ecn.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
+#include <linux/quic.h>
 
 #include "compatvn.h"
 #include "retry.h"
@@ -20,14 +21,14 @@
 #include "stream_fd.h"
 
 /* Copy @len bytes of @data out to a getsockopt() caller. */
-static int quic_put_opt(char __user *optval, int __user *optlen, int len,
+static int quic_put_opt(sockptr_t optval, sockptr_t optlen, int len,
 			const void *data, int dlen)
 {
 	if (len < dlen)
 		return -EINVAL;
-	if (put_user(dlen, optlen))
+	if (copy_to_sockptr(optlen, &dlen, sizeof(dlen)))
 		return -EFAULT;
-	if (dlen && copy_to_user(optval, data, dlen))
+	if (dlen && copy_to_sockptr(optval, data, dlen))
 		return -EFAULT;
 	return 0;
 }
@@ -289,15 +290,15 @@ static int quic_set_tp(struct sock *sk, sockptr_t optval, unsigned int optlen)
 	return err;
 }
 
-static int quic_get_tp(struct sock *sk, char __user *optval,
-		       int __user *optlen, int len)
+static int quic_get_tp(struct sock *sk, sockptr_t optval,
+		       sockptr_t optlen, int len)
 {
 	struct quic_sock *qs = quic_sk(sk);
 	struct quic_transport_param p;
 
 	if (len < sizeof(p))
 		return -EINVAL;
-	if (copy_from_user(&p, optval, sizeof(p)))
+	if (copy_from_sockptr(&p, optval, sizeof(p)))
 		return -EFAULT;
 	if (p.remote && !qs->peer_tp_set) {
 		if (!qs->peer_tp_saved_set)
@@ -329,8 +330,8 @@ static int quic_set_stream_err(struct sock *sk, int optname, sockptr_t optval,
 }
 
 /* QUIC_SOCKOPT_STREAM_OPEN: open a stream without sending on it. */
-static int quic_get_stream_open(struct sock *sk, char __user *optval,
-				int __user *optlen, int len)
+static int quic_get_stream_open(struct sock *sk, sockptr_t optval,
+				sockptr_t optlen, int len)
 {
 	struct socket *sock = sk->sk_socket;
 	struct quic_stream_info si;
@@ -339,7 +340,7 @@ static int quic_get_stream_open(struct sock *sk, char __user *optval,
 
 	if (len < sizeof(si))
 		return -EINVAL;
-	if (copy_from_user(&si, optval, sizeof(si)))
+	if (copy_from_sockptr(&si, optval, sizeof(si)))
 		return -EFAULT;
 	nonblock = !sock || !sock->file || (sock->file->f_flags & O_NONBLOCK);
 	err = quic_stream_open_user(sk, si.stream_id, si.stream_flags,
@@ -530,15 +531,15 @@ static int quic_set_cid(struct sock *sk, sockptr_t optval, unsigned int optlen)
 	return quic_cid_sockopt_set(sk, &i);
 }
 
-static int quic_get_cid(struct sock *sk, char __user *optval,
-			int __user *optlen, int len)
+static int quic_get_cid(struct sock *sk, sockptr_t optval,
+			sockptr_t optlen, int len)
 {
 	struct quic_connection_id_info i;
 	int err;
 
 	if (len < sizeof(i))
 		return -EINVAL;
-	if (copy_from_user(&i, optval, sizeof(i)))
+	if (copy_from_sockptr(&i, optval, sizeof(i)))
 		return -EFAULT;
 	err = quic_cid_sockopt_get(sk, &i);
 	return err ?: quic_put_opt(optval, optlen, len, &i, sizeof(i));
@@ -654,8 +655,8 @@ static int quic_setsockopt_quic(struct sock *sk, int optname,
  * EncryptedExtensions): from then on QUIC_SOCKOPT_TRANSPORT_PARAM cannot
  * change them.
  */
-static int quic_get_tp_ext(struct sock *sk, char __user *optval,
-			   int __user *optlen, int len)
+static int quic_get_tp_ext(struct sock *sk, sockptr_t optval,
+			   sockptr_t optlen, int len)
 {
 	u8 buf[QUIC_TP_EXT_MAX];
 	int n, err;
@@ -674,8 +675,8 @@ static int quic_get_tp_ext(struct sock *sk, char __user *optval,
  * -EINVAL, which tells a library (as the draft's reference does) that the
  * socket is a server's.
  */
-static int quic_get_token(struct sock *sk, char __user *optval,
-			  int __user *optlen, int len)
+static int quic_get_token(struct sock *sk, sockptr_t optval,
+			  sockptr_t optlen, int len)
 {
 	struct quic_sock *qs = quic_sk(sk);
 
@@ -690,8 +691,8 @@ static int quic_get_token(struct sock *sk, char __user *optval,
  * NewSessionTicket messages received), a server's ticket key, which the
  * kernel makes if the user set none.
  */
-static int quic_get_ticket(struct sock *sk, char __user *optval,
-			   int __user *optlen, int len)
+static int quic_get_ticket(struct sock *sk, sockptr_t optval,
+			   sockptr_t optlen, int len)
 {
 	struct quic_sock *qs = quic_sk(sk);
 	int err;
@@ -704,14 +705,14 @@ static int quic_get_ticket(struct sock *sk, char __user *optval,
 	return quic_put_opt(optval, optlen, len, qs->ticket, qs->ticket_len);
 }
 
-static int quic_get_event(struct sock *sk, char __user *optval,
-			  int __user *optlen, int len)
+static int quic_get_event(struct sock *sk, sockptr_t optval,
+			  sockptr_t optlen, int len)
 {
 	struct quic_event_option ev;
 
 	if (len < sizeof(ev))
 		return -EINVAL;
-	if (copy_from_user(&ev, optval, sizeof(ev)))
+	if (copy_from_sockptr(&ev, optval, sizeof(ev)))
 		return -EFAULT;
 	if (ev.type == QUIC_EVENT_NONE || ev.type >= QUIC_EVENT_MAX)
 		return -EINVAL;
@@ -720,7 +721,7 @@ static int quic_get_event(struct sock *sk, char __user *optval,
 }
 
 static int quic_getsockopt_quic(struct sock *sk, int optname,
-				char __user *optval, int __user *optlen)
+				sockptr_t optval, sockptr_t optlen, int len)
 {
 	struct quic_sock *qs = quic_sk(sk);
 	/*
@@ -732,12 +733,6 @@ static int quic_getsockopt_quic(struct sock *sk, int optname,
 		struct quic_connection_close close;
 		struct quic_config config;
 	} u;
-	int len;
-
-	if (get_user(len, optlen))
-		return -EFAULT;
-	if (len < 0)
-		return -EINVAL;
 
 	switch (optname) {
 	case QUIC_SOCKOPT_TRANSPORT_PARAM_EXT:
@@ -768,7 +763,10 @@ static int quic_getsockopt_quic(struct sock *sk, int optname,
 	case QUIC_SOCKOPT_CONNECTION_ID:
 		return quic_get_cid(sk, optval, optlen, len);
 	case QUIC_SOCKOPT_STREAM_PEELOFF:
-		return quic_stream_peeloff(sk, optval, optlen, len);
+		/* A file descriptor means nothing to a kernel caller. */
+		if (optval.is_kernel || optlen.is_kernel)
+			return -EOPNOTSUPP;
+		return quic_stream_peeloff(sk, optval.user, optlen.user, len);
 	default:
 		return -ENOPROTOOPT;
 	}
@@ -819,17 +817,71 @@ static int quic_ip_tos_check(int level, int optname, sockptr_t optval,
 	return val > 0 && (val & INET_ECN_MASK) ? -EINVAL : 0;
 }
 
+/**
+ * quic_do_setsockopt - set a SOL_QUIC option of a QUIC socket
+ * @sk: the QUIC socket
+ * @optname: a QUIC_SOCKOPT_* option
+ * @optval: its value, in user (USER_SOCKPTR) or kernel (KERNEL_SOCKPTR)
+ *	memory
+ * @optlen: the length of @optval
+ *
+ * What setsockopt(fd, SOL_QUIC, ...) does, for kernel users too; it takes
+ * the socket lock, so the caller must not hold it.
+ *
+ * Return: 0, or a negative errno as setsockopt(2) reports it (quic(7)).
+ */
+int quic_do_setsockopt(struct sock *sk, int optname, sockptr_t optval,
+		       unsigned int optlen)
+{
+	int err;
+
+	if (sk->sk_protocol != IPPROTO_QUIC)
+		return -EOPNOTSUPP;
+	lock_sock(sk);
+	err = quic_setsockopt_quic(sk, optname, optval, optlen);
+	release_sock(sk);
+	return err;
+}
+EXPORT_SYMBOL_GPL(quic_do_setsockopt);
+
+/**
+ * quic_do_getsockopt - read a SOL_QUIC option of a QUIC socket
+ * @sk: the QUIC socket
+ * @optname: a QUIC_SOCKOPT_* option
+ * @optval: the buffer (for some options also the input), user or kernel
+ * @optlen: an int: the size of @optval in, the length of the value out
+ *
+ * What getsockopt(fd, SOL_QUIC, ...) does, for kernel users too; it takes
+ * the socket lock.  QUIC_SOCKOPT_STREAM_PEELOFF, which makes a file
+ * descriptor, is -EOPNOTSUPP with kernel buffers.
+ *
+ * Return: 0, or a negative errno as getsockopt(2) reports it (quic(7)).
+ */
+int quic_do_getsockopt(struct sock *sk, int optname, sockptr_t optval,
+		       sockptr_t optlen)
+{
+	int len, err;
+
+	if (sk->sk_protocol != IPPROTO_QUIC)
+		return -EOPNOTSUPP;
+	if (copy_from_sockptr(&len, optlen, sizeof(len)))
+		return -EFAULT;
+	if (len < 0)
+		return -EINVAL;
+	lock_sock(sk);
+	err = quic_getsockopt_quic(sk, optname, optval, optlen, len);
+	release_sock(sk);
+	return err;
+}
+EXPORT_SYMBOL_GPL(quic_do_getsockopt);
+
 int quic_sock_setsockopt(struct sock *sk, int level, int optname,
 			 sockptr_t optval, unsigned int optlen)
 {
 	int err;
 
-	if (level == SOL_QUIC) {
-		lock_sock(sk);
-		err = quic_setsockopt_quic(sk, optname, optval, optlen);
-		release_sock(sk);
-		return err;
-	}
+	if (level == SOL_QUIC)
+		return quic_do_setsockopt(sk, optname, optval, optlen);
 	if (!quic_ip_opt_ok(sk, level, optname))
 		return -ENOPROTOOPT;
 	err = quic_ip_tos_check(level, optname, optval, optlen);
@@ -843,14 +895,9 @@ int quic_sock_setsockopt(struct sock *sk, int level, int optname,
 int quic_sock_getsockopt(struct sock *sk, int level, int optname,
 			 char __user *optval, int __user *optlen)
 {
-	int err;
-
-	if (level == SOL_QUIC) {
-		lock_sock(sk);
-		err = quic_getsockopt_quic(sk, optname, optval, optlen);
-		release_sock(sk);
-		return err;
-	}
+	if (level == SOL_QUIC)
+		return quic_do_getsockopt(sk, optname, USER_SOCKPTR(optval),
+					  USER_SOCKPTR(optlen));
 	if (quic_pmtud_is_mtu_opt(level, optname))
 		return quic_pmtud_get_mtu(sk, optval, optlen);
 	if (!quic_ip_opt_ok(sk, level, optname))
