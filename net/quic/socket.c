@@ -621,6 +621,17 @@ static bool quic_rcv_ready(const struct sock *sk)
 	       quic_early_data_stream_readable(sk);
 }
 
+/*
+ * The peer's CONNECTION_CLOSE event is the last thing a reader gets: the
+ * stream data that arrived before it is read first, as TCP's data comes
+ * before its end of file, although events otherwise go ahead of data.
+ */
+static bool quic_rcv_close_event(const struct sk_buff *skb)
+{
+	return QUIC_RCV_CB(skb)->kind == QUIC_RCV_EVENT && skb->len &&
+	       skb->data[0] == QUIC_EVENT_CONNECTION_CLOSE;
+}
+
 int quic_sock_recvmsg(struct sock *sk, struct msghdr *msg, size_t len,
 		      int flags, int *addr_len)
 {
@@ -637,6 +648,9 @@ int quic_sock_recvmsg(struct sock *sk, struct msghdr *msg, size_t len,
 	timeo = sock_rcvtimeo(sk, flags & MSG_DONTWAIT);
 	for (;;) {
 		skb = skb_peek(&sk->sk_receive_queue);
+		if (skb && quic_rcv_close_event(skb) &&
+		    quic_early_data_stream_readable(sk))
+			skb = NULL;
 		if (skb || quic_early_data_stream_readable(sk))
 			break;
 		err = sock_error(sk);

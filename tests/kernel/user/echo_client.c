@@ -8,6 +8,8 @@
  * FILE), then STREAMS bidirectional streams of BYTES bytes each, written
  * with FIN and read back until the server's FIN; every byte is compared.
  * --hold SECS keeps each connection open that long before closing it.
+ * -d N then sends N RFC 9221 datagrams of 100 bytes, one at a time, each
+ * sent up to 3 times until its echo (compared) comes back.
  * Prints one summary line; exits 0 when every connection did what was
  * expected (--expect-fail: every handshake failed).
  *
@@ -16,6 +18,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +30,7 @@
 
 static const char *alpn = "echo", *host, *psk, *cert, *key;
 static unsigned int conns = 1, rounds = 1, streams = 1, bytes = 1000, hold;
+static unsigned int datagrams;
 static int expect_fail, quiet;
 static struct sockaddr_in addr;
 
@@ -129,6 +133,74 @@ out:
 	return err;
 }
 
+#define DG_LEN		100
+#define DG_MAX_FRAME	1200
+
+/* Advertise max_datagram_frame_size, so that the server may echo them. */
+static int allow_datagrams(int fd)
+{
+	struct quic_transport_param p;
+	socklen_t len = sizeof(p);
+
+	memset(&p, 0, sizeof(p));
+	if (getsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_TRANSPORT_PARAM, &p, &len))
+		return -errno;
+	p.remote = 0;
+	p.max_datagram_frame_size = DG_MAX_FRAME;
+	if (setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_TRANSPORT_PARAM, &p,
+		       sizeof(p)))
+		return -errno;
+	return 0;
+}
+
+/* The next datagram within @ms: its length, 0 on timeout, or -errno. */
+static ssize_t recv_datagram(int fd, uint8_t *buf, size_t len, int ms)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n;
+
+	for (;;) {
+		if (poll(&pfd, 1, ms) <= 0)
+			return 0;
+		msg.msg_flags = 0;
+		n = recvmsg(fd, &msg, MSG_DONTWAIT);
+		if (n < 0)
+			return errno == EAGAIN ? 0 : -errno;
+		if (msg.msg_flags & MSG_QUIC_DATAGRAM)
+			return n;
+		/* an event or stream data: not what we wait for */
+	}
+}
+
+/* Each of @datagrams datagrams echoed whole: 0, or -EBADMSG/-ETIMEDOUT. */
+static int exchange_datagrams(int fd, unsigned int conn)
+{
+	uint8_t out[DG_LEN], in[DG_LEN + 1];
+	unsigned int d, i, try;
+	ssize_t n;
+
+	for (d = 0; d < datagrams; d++) {
+		for (i = 0; i < DG_LEN; i++)
+			out[i] = pattern(conn, 1000 + d, i);
+		for (try = 0; try < 3; try++) {
+			if (send(fd, out, DG_LEN, MSG_QUIC_DATAGRAM) != DG_LEN)
+				return -errno;
+			n = recv_datagram(fd, in, sizeof(in), 3000);
+			if (n < 0)
+				return (int)n;
+			if (n == DG_LEN && !memcmp(in, out, DG_LEN))
+				break;
+			if (n)
+				return -EBADMSG;
+		}
+		if (try == 3)
+			return -ETIMEDOUT;
+	}
+	return 0;
+}
+
 static void count(int hs_err, int data_err)
 {
 	pthread_mutex_lock(&lock);
@@ -158,7 +230,9 @@ static void *client_thread(void *arg)
 			continue;
 		}
 		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-		if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0)
+		if (datagrams)
+			err = allow_datagrams(fd);
+		if (!err && connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0)
 			err = -errno;
 		if (!err)
 			err = quic_client_handshake(fd, psk, host, alpn);
@@ -173,6 +247,12 @@ static void *client_thread(void *arg)
 		err = streams ? exchange(fd, id * rounds + r) : 0;
 		if (err && !quiet)
 			fprintf(stderr, "# conn %u: streams: %s\n", id, strerror(-err));
+		if (!err && datagrams) {
+			err = exchange_datagrams(fd, id * rounds + r);
+			if (err && !quiet)
+				fprintf(stderr, "# conn %u: datagrams: %s\n", id,
+					strerror(-err));
+		}
 		count(0, err);
 		if (hold)
 			sleep(hold);
@@ -238,6 +318,7 @@ static const char usage[] =
 "  -r ROUNDS     connections per thread (1)\n"
 "  -s STREAMS    streams per connection (1)  -b BYTES per stream (1000)\n"
 "  -w SECS       hold each connection open SECS before closing\n"
+"  -d N          then N datagrams of 100 bytes, each echoed\n"
 "  -f            expect every handshake to fail   -q  quiet\n"
 "  -S            be the server: -c CERT -k KEY, or -p PSKFILE\n";
 
@@ -248,7 +329,7 @@ int main(int argc, char **argv)
 	unsigned int i, total;
 	int c, srv = 0;
 
-	while ((c = getopt(argc, argv, "a:H:p:n:r:s:b:w:fqSc:k:")) != -1) {
+	while ((c = getopt(argc, argv, "a:H:p:n:r:s:b:w:d:fqSc:k:")) != -1) {
 		switch (c) {
 		case 'a': alpn = optarg; break;
 		case 'H': host = optarg; break;
@@ -258,6 +339,7 @@ int main(int argc, char **argv)
 		case 's': streams = (unsigned int)atoi(optarg); break;
 		case 'b': bytes = (unsigned int)atoi(optarg); break;
 		case 'w': hold = (unsigned int)atoi(optarg); break;
+		case 'd': datagrams = (unsigned int)atoi(optarg); break;
 		case 'f': expect_fail = 1; break;
 		case 'q': quiet = 1; break;
 		case 'S': srv = 1; break;
