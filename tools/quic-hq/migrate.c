@@ -10,6 +10,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <netdb.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -43,10 +44,9 @@ static int route_source(int fd, struct sockaddr_storage *ss, socklen_t *len)
 
 void hq_migrate(int fd, struct hq_mig *m, uint64_t total)
 {
-	char ip[INET6_ADDRSTRLEN];
+	char host[INET6_ADDRSTRLEN] = "?", port[8] = "?";
 	struct sockaddr_storage ss;
 	socklen_t len;
-	int port;
 
 	if (!m->at || m->done || m->err || total < m->at)
 		return;
@@ -63,14 +63,9 @@ void hq_migrate(int fd, struct hq_mig *m, uint64_t total)
 	}
 	m->done = 1;
 	len = sizeof(ss);
-	getsockname(fd, (struct sockaddr *)&ss, &len);
-	port = ntohs(ss.ss_family == AF_INET ?
-		     ((struct sockaddr_in *)&ss)->sin_port :
-		     ((struct sockaddr_in6 *)&ss)->sin6_port);
-	inet_ntop(ss.ss_family, ss.ss_family == AF_INET ?
-		  (void *)&((struct sockaddr_in *)&ss)->sin_addr :
-		  (void *)&((struct sockaddr_in6 *)&ss)->sin6_addr, ip,
-		  sizeof(ip));
-	fprintf(stderr, "quic-hq: migrated to %s port %d after %llu bytes\n",
-		ip, port, (unsigned long long)total);
+	if (!getsockname(fd, (struct sockaddr *)&ss, &len))
+		getnameinfo((struct sockaddr *)&ss, len, host, sizeof(host),
+			    port, sizeof(port), NI_NUMERICHOST | NI_NUMERICSERV);
+	fprintf(stderr, "quic-hq: migrated to %s port %s after %llu bytes\n",
+		host, port, (unsigned long long)total);
 }
