@@ -73,8 +73,8 @@ static const char usage[] =
 "  -h, --help               this help\n"
 "\n"
 "Logs go to stderr, one line per handshake:\n"
-"  handshake peer=ADDR side=client|server alpn=PROTO auth=x509|psk\n"
-"            result=ok|ERRNO ms=N\n"
+"  handshake peer=ADDR side=client|server alpn=PROTO auth=x509|psk|anon\n"
+"            result=ok|ERRNO ms=N [peerid=KEY]\n"
 "Signals: SIGTERM/SIGINT stop (handshakes in progress report ECANCELED),\n"
 "SIGHUP reads the configuration file again.\n";
 
