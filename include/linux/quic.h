@@ -50,7 +50,12 @@
  * ta_done(ta_data, status, peerid) is called once: status 0 when the
  * handshake completed (the socket is then QUIC_SS_ESTABLISHED and ready for
  * kernel_sendmsg()/kernel_recvmsg(); the agent has closed its descriptor),
- * or a negative errno.  net/handshake itself never times out: a caller
+ * or a negative errno.  peerid is TLS_NO_PEERID unless the peer
+ * authenticated: with X.509 the serial of a "user" key whose payload is the
+ * DER of the peer's verified certificate (quic-handshaked makes it; it
+ * exists during ta_done, which may take a reference with key_lookup(), and
+ * stays in ta_keyring if one was given), with PSK the serial of the PSK
+ * key used.  net/handshake itself never times out: a caller
  * waits for ta_done with a bound of its own and, when it expires, calls
  * tls_handshake_cancel(sock->sk); if that returns true ta_done will not be
  * called.  With no agent listening the hello call fails at once with

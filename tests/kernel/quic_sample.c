@@ -30,6 +30,7 @@
 #include <linux/completion.h>
 #include <linux/file.h>
 #include <linux/inet.h>
+#include <linux/key.h>
 #include <linux/module.h>
 #include <linux/net.h>
 #include <linux/proc_fs.h>
@@ -61,6 +62,9 @@ MODULE_PARM_DESC(psk, "key serial of the PSK (psk)");
 static uint keyring;
 module_param(keyring, uint, 0444);
 MODULE_PARM_DESC(keyring, "key serial of a keyring for the agent (0: none)");
+static uint cert_request;
+module_param(cert_request, uint, 0444);
+MODULE_PARM_DESC(cert_request, "echo server: 1 asks clients for a certificate, 2 requires one");
 static uint timeout_ms = 10000;
 module_param(timeout_ms, uint, 0444);
 MODULE_PARM_DESC(timeout_ms, "handshake timeout in milliseconds");
@@ -98,15 +102,20 @@ MODULE_PARM_DESC(selftest, "check the in-kernel API at load");
 
 static bool qs_stopping;
 static struct workqueue_struct *qs_wq;
+/* last_hs_status, last_peerid and last_peer_key_len below */
+static DEFINE_SPINLOCK(qs_lock);
 
 static struct {
 	atomic_long_t accepted, hs_ok, hs_failed, streams, bytes, dgrams;
 	atomic_long_t closed, refused;
 	atomic_t active;
 	int last_hs_status;
+	key_serial_t last_peerid;	/* of the last server handshake */
+	unsigned int last_peer_key_len;	/* its key's payload, seen in ta_done */
 	/* client */
 	const char *client_state;
 	int client_hs_status, client_status;
+	key_serial_t client_peerid;
 	long client_bytes;
 	u8 client_digest[SHA256_DIGEST_SIZE];
 	/* selftest */
@@ -118,13 +127,30 @@ static struct {
 struct qs_hs {
 	struct completion done;
 	int status;
+	key_serial_t peerid;		/* TLS_NO_PEERID: none */
+	unsigned int peer_key_len;
 };
 
+/*
+ * @peerid: the key the agent made of the peer's certificate (X.509), or
+ * the PSK key used; TLS_NO_PEERID if the peer was not authenticated.  The
+ * key exists now (a kernel user that keeps it takes a reference here with
+ * key_lookup(), or names a ta_keyring); the sample looks at its size.
+ */
 static void qs_hs_done(void *data, int status, key_serial_t peerid)
 {
 	struct qs_hs *hs = data;
+	struct key *key;
 
 	hs->status = status;
+	hs->peerid = peerid;
+	if (!status && peerid != TLS_NO_PEERID) {
+		key = key_lookup(peerid);
+		if (!IS_ERR(key)) {
+			hs->peer_key_len = key->datalen;
+			key_put(key);
+		}
+	}
 	complete(&hs->done);
 }
 
@@ -153,7 +179,7 @@ static int qs_hello(struct tls_handshake_args *args, bool server,
  * plus a second (the agent's own bound comes first).
  */
 static int qs_handshake(struct socket *sock, bool server, const char *mode,
-			const char *peername)
+			const char *peername, struct qs_hs *hs)
 {
 	unsigned long deadline;
 	struct tls_handshake_args args = {
@@ -163,11 +189,12 @@ static int qs_handshake(struct socket *sock, bool server, const char *mode,
 		.ta_keyring = keyring,
 		.ta_peername = peername && *peername ? peername : NULL,
 	};
-	struct qs_hs hs = { .status = -EINPROGRESS };
 	int err;
 
-	init_completion(&hs.done);
-	args.ta_data = &hs;
+	memset(hs, 0, sizeof(*hs));
+	hs->status = -EINPROGRESS;
+	init_completion(&hs->done);
+	args.ta_data = hs;
 	deadline = jiffies + msecs_to_jiffies(timeout_ms + 1000);
 	for (;;) {
 		err = qs_hello(&args, server, mode);
@@ -184,22 +211,34 @@ static int qs_handshake(struct socket *sock, bool server, const char *mode,
 	if (err)
 		return err;	/* no ta_done will come: -ESRCH is no agent */
 
-	while (!wait_for_completion_timeout(&hs.done, QS_SLICE)) {
+	while (!wait_for_completion_timeout(&hs->done, QS_SLICE)) {
 		if (!READ_ONCE(qs_stopping) && time_before(jiffies, deadline))
 			continue;
 		if (tls_handshake_cancel(sock->sk))
 			return READ_ONCE(qs_stopping) ? -ESHUTDOWN : -ETIMEDOUT;
 		/* ta_done won the race: it is being called. */
-		wait_for_completion(&hs.done);
+		wait_for_completion(&hs->done);
 		break;
 	}
-	return hs.status;
+	return hs->status;
 }
 
 static int qs_set_alpn(struct socket *sock, const char *list)
 {
 	return quic_do_setsockopt(sock->sk, QUIC_SOCKOPT_ALPN,
 				  KERNEL_SOCKPTR((void *)list), strlen(list));
+}
+
+/* A server that asks for client certificates (cert_request 1 or 2). */
+static int qs_set_cert_request(struct socket *sock)
+{
+	struct quic_config cfg = { .certificate_request = cert_request };
+
+	if (!cert_request)
+		return 0;
+	/* zero fields keep their values */
+	return quic_do_setsockopt(sock->sk, QUIC_SOCKOPT_CONFIG,
+				  KERNEL_SOCKPTR(&cfg), sizeof(cfg));
 }
 
 /* Advertise max_datagram_frame_size, so that the peer may send DATAGRAMs. */
@@ -357,13 +396,21 @@ static void qs_conn_work(struct work_struct *work)
 	long streams = 0, bytes = 0, dgrams = 0;
 	struct sockaddr_storage peer = {};
 	struct socket *sock = c->sock;
+	struct qs_hs hs;
 	int err;
 
 	kernel_getpeername(sock, (struct sockaddr *)&peer);
 	err = qs_set_alpn(sock, alpn);
 	if (!err)
-		err = qs_handshake(sock, true, auth, NULL);
-	WRITE_ONCE(qs_stats.last_hs_status, err);
+		err = qs_set_cert_request(sock);
+	if (!err)
+		err = qs_handshake(sock, true, auth, NULL, &hs);
+	/* the last handshake's status and peer, read together */
+	spin_lock(&qs_lock);
+	qs_stats.last_hs_status = err;
+	qs_stats.last_peerid = err ? TLS_NO_PEERID : hs.peerid;
+	qs_stats.last_peer_key_len = err ? 0 : hs.peer_key_len;
+	spin_unlock(&qs_lock);
 	if (err) {
 		atomic_long_inc(&qs_stats.hs_failed);
 		pr_info("server handshake failed: %d (peer %pISpc)\n", err,
@@ -371,7 +418,8 @@ static void qs_conn_work(struct work_struct *work)
 		goto out;
 	}
 	atomic_long_inc(&qs_stats.hs_ok);
-	pr_info("server handshake ok (peer %pISpc)\n", &peer);
+	pr_info("server handshake ok (peer %pISpc, peerid %d, key %u bytes)\n",
+		&peer, hs.peerid, hs.peer_key_len);
 	qs_set_timeouts(sock);
 	qs_echo(sock, &streams, &bytes, &dgrams);
 	atomic_long_add(streams, &qs_stats.streams);
@@ -642,6 +690,7 @@ static int qs_client_run(void)
 	struct socket *sock;
 	const char *path, *al;
 	struct file *file;
+	struct qs_hs hs;
 	int err;
 
 	err = qs_parse_addr(client, &ss, &path);
@@ -661,13 +710,15 @@ static int qs_client_run(void)
 	if (!err)
 		err = kernel_connect(sock, (struct sockaddr *)&ss, sizeof(ss), 0);
 	if (!err)
-		err = qs_handshake(sock, false, client_auth, client_peername);
+		err = qs_handshake(sock, false, client_auth, client_peername, &hs);
 	qs_stats.client_hs_status = err;
 	if (err) {
 		pr_info("client handshake failed: %d\n", err);
 		goto out;
 	}
-	pr_info("client handshake ok (%pISpc, %s)\n", &ss, al);
+	qs_stats.client_peerid = hs.peerid;
+	pr_info("client handshake ok (%pISpc, %s, peerid %d)\n", &ss, al,
+		hs.peerid);
 	qs_set_timeouts(sock);
 	err = path ? qs_client_get(sock, path) : qs_client_echo(sock);
 	if (!err && path)
@@ -766,6 +817,7 @@ static void qs_selftest_upcall(void)
 	unsigned long start = jiffies;
 	struct socket *sock;
 	struct file *file;
+	struct qs_hs hs;
 	int err;
 
 	err = sock_create_kern(&init_net, AF_INET, SOCK_STREAM, IPPROTO_QUIC,
@@ -774,7 +826,7 @@ static void qs_selftest_upcall(void)
 		qs_check(false, "kernel SOCK_STREAM socket");
 		return;
 	}
-	err = qs_handshake(sock, false, "anon", NULL);
+	err = qs_handshake(sock, false, "anon", NULL, &hs);
 	qs_check(err == -EINVAL, "upcall on a socket without a file: -EINVAL");
 	file = sock_alloc_file(sock, 0, NULL);
 	if (IS_ERR(file)) {
@@ -786,7 +838,7 @@ static void qs_selftest_upcall(void)
 		err = kernel_connect(sock, (struct sockaddr *)&a, sizeof(a), 0);
 	qs_check(!err, "kernel_connect");
 	if (!err)
-		err = qs_handshake(sock, false, "anon", NULL);
+		err = qs_handshake(sock, false, "anon", NULL, &hs);
 	pr_info("selftest: upcall with no server: %d after %u ms\n", err,
 		jiffies_to_msecs(jiffies - start));
 	qs_check(err < 0 && time_before(jiffies,
@@ -824,8 +876,11 @@ static int qs_proc_show(struct seq_file *m, void *v)
 	seq_printf(m, "handshakes_ok: %ld\n", atomic_long_read(&qs_stats.hs_ok));
 	seq_printf(m, "handshakes_failed: %ld\n",
 		   atomic_long_read(&qs_stats.hs_failed));
-	seq_printf(m, "last_handshake_status: %d\n",
-		   READ_ONCE(qs_stats.last_hs_status));
+	spin_lock(&qs_lock);
+	seq_printf(m, "last_handshake_status: %d\n", qs_stats.last_hs_status);
+	seq_printf(m, "last_peerid: %d\n", qs_stats.last_peerid);
+	seq_printf(m, "last_peer_key_bytes: %u\n", qs_stats.last_peer_key_len);
+	spin_unlock(&qs_lock);
 	seq_printf(m, "streams_echoed: %ld\n",
 		   atomic_long_read(&qs_stats.streams));
 	seq_printf(m, "bytes_echoed: %ld\n", atomic_long_read(&qs_stats.bytes));
@@ -840,6 +895,7 @@ static int qs_proc_show(struct seq_file *m, void *v)
 		goto selftest;
 	seq_printf(m, "client_handshake_status: %d\n",
 		   qs_stats.client_hs_status);
+	seq_printf(m, "client_peerid: %d\n", qs_stats.client_peerid);
 	seq_printf(m, "client_status: %d\n", qs_stats.client_status);
 	seq_printf(m, "client_bytes: %ld\n", qs_stats.client_bytes);
 	seq_printf(m, "client_sha256: %*phN\n", SHA256_DIGEST_SIZE,

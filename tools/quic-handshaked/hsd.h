@@ -94,6 +94,15 @@ int hsd_key_desc(int32_t serial, char *buf, size_t len);
 /* The description field of a KEYCTL_DESCRIBE string, or NULL. */
 const char *hsd_desc_field(const char *describe);
 
+/*
+ * A "user" key with @der (a peer's certificate) in our process keyring,
+ * also linked into the request's keyring if it named one; its serial in
+ * *serial.  0 or a negative errno; a failed link (the key exists) is
+ * *link_err.
+ */
+int hsd_peer_key(const char *desc, const void *der, size_t len,
+		 int32_t *serial, int *link_err);
+
 struct hsd_psk {
 	char identity[256];
 	uint8_t key[128];

@@ -8,6 +8,8 @@
  * any) into our process keyring, so the keys are readable.  keyctl(2) is
  * called directly: no libkeyutils needed.
  * From files: PSK files of "identity:hexkey" lines (psktool's format).
+ * To the keyring: the certificate a peer authenticated with, as a key
+ * whose serial DONE reports (hsd_peer_key()).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -89,6 +91,62 @@ int hsd_key_desc(int32_t serial, char *buf, size_t len)
 	if (!f || !*f || strlen(f) >= len)
 		return -EINVAL;
 	strcpy(buf, f);
+	return 0;
+}
+
+/* possessor: all; owner (root): view, read, search */
+#define HSD_PEER_KEY_PERM	0x3f0b0000L
+
+/*
+ * The keyrings in our process keyring: the one the kernel user named in
+ * ta_keyring, linked there by net/handshake on ACCEPT (a worker serves one
+ * request, so there is at most one).  Links @serial into each.  0, or the
+ * first error.
+ */
+static int link_request_keyrings(int32_t serial)
+{
+	int32_t ids[64];
+	char d[512];
+	long n, i;
+	int err = 0;
+
+	n = keyctl4(KEYCTL_READ, KEY_SPEC_PROCESS_KEYRING, (long)ids, sizeof(ids));
+	if (n < 0)
+		return -errno;
+	n /= (long)sizeof(ids[0]);
+	if (n > (long)(sizeof(ids) / sizeof(ids[0])))
+		n = sizeof(ids) / sizeof(ids[0]);
+	for (i = 0; i < n; i++) {
+		if (ids[i] == serial ||
+		    keyctl4(KEYCTL_DESCRIBE, ids[i], (long)d, sizeof(d)) < 0 ||
+		    strncmp(d, "keyring;", 8))
+			continue;
+		if (keyctl4(KEYCTL_LINK, serial, ids[i], 0) < 0 && !err)
+			err = -errno;
+	}
+	return err;
+}
+
+int hsd_peer_key(const char *desc, const void *der, size_t len,
+		 int32_t *serial, int *link_err)
+{
+	long s;
+
+	/* in our process keyring: it lives as long as this worker, unless
+	 * the kernel user's keyring or a reference (key_lookup() in
+	 * ta_done) keeps it
+	 */
+	s = syscall(SYS_add_key, "user", desc, der, len, KEY_SPEC_PROCESS_KEYRING);
+	if (s < 0)
+		return -errno;
+	if (keyctl4(KEYCTL_SETPERM, s, HSD_PEER_KEY_PERM, 0) < 0) {
+		int err = -errno;
+
+		keyctl4(KEYCTL_UNLINK, s, KEY_SPEC_PROCESS_KEYRING, 0);
+		return err;
+	}
+	*serial = (int32_t)s;
+	*link_err = link_request_keyrings(*serial);
 	return 0;
 }
 

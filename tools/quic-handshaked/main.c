@@ -10,9 +10,13 @@
  * by memory size) wait unaccepted.  The worker then runs the handshake,
  * reports DONE and exits: a crash, a hang past the request's timeout or a
  * SIGTERM in one handshake still reports DONE (from a signal handler, with
- * a message built beforehand) and touches no other.  A process per request
- * also gives each its own process keyring, which the kernel links the
- * request's keyring into.
+ * a message built beforehand) and touches no other.  A worker that took a
+ * request passes the main process a duplicate of the socket's descriptor
+ * with its note: if the worker dies without answering (SIGKILL, the OOM
+ * killer), the main process reports DONE with EIO for it, so that the
+ * kernel user is not left waiting.  A process per request also gives each
+ * its own process keyring, which the kernel links the request's keyring
+ * into.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -28,8 +32,10 @@
 #include <netinet/in.h>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <linux/handshake.h>
 #include <linux/netlink.h>
@@ -39,7 +45,10 @@
 
 #define HSD_IDLE_MAX	16	/* idle workers kept ready */
 
-/* What a worker tells the main process (one write, atomic) */
+/*
+ * What a worker tells the main process: one datagram on a socketpair; 'A'
+ * carries the request's socket descriptor (SCM_RIGHTS).
+ */
 struct hsd_note {
 	pid_t pid;
 	int kind;		/* 'A': took a request, 'E': the queue was empty */
@@ -64,8 +73,8 @@ static const char usage[] =
 "  -h, --help               this help\n"
 "\n"
 "Logs go to stderr, one line per handshake:\n"
-"  handshake peer=ADDR side=client|server alpn=PROTO auth=x509|psk\n"
-"            result=ok|ERRNO ms=N\n"
+"  handshake peer=ADDR side=client|server alpn=PROTO auth=x509|psk|anon\n"
+"            result=ok|ERRNO ms=N [peerid=KEY]\n"
 "Signals: SIGTERM/SIGINT stop (handshakes in progress report ECANCELED),\n"
 "SIGHUP reads the configuration file again.\n";
 
@@ -129,18 +138,23 @@ static void emergency_send(const char *buf, size_t len)
 		       sizeof(to));
 }
 
+/* A worker's exit codes after it answered DONE itself */
+#define HSD_EXIT_DONE		0
+#define HSD_EXIT_TIMEOUT	4
+#define HSD_EXIT_CANCEL		5
+
 static void on_alarm(int sig)
 {
 	(void)sig;
 	emergency_send(emergency.timeout, emergency.timeout_len);
-	_exit(4);
+	_exit(HSD_EXIT_TIMEOUT);
 }
 
 static void on_term(int sig)
 {
 	(void)sig;
 	emergency_send(emergency.cancel, emergency.cancel_len);
-	_exit(5);
+	_exit(HSD_EXIT_CANCEL);
 }
 
 static void on_fatal(int sig)
@@ -218,12 +232,28 @@ static void peer_string(int fd, char *buf, size_t len)
 	snprintf(buf, len, "%s:%u", a, port);
 }
 
-static void note(int kind)
+/* Tell the main process; @fd (>= 0) goes with the note. */
+static void note(int kind, int fd)
 {
 	struct hsd_note n = { getpid(), kind };
+	struct iovec iov = { &n, sizeof(n) };
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} c;
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
 
-	if (write(note_wr, &n, sizeof(n)) < 0)
-		return;	/* the main process is gone; nothing to tell */
+	if (fd >= 0) {
+		memset(&c, 0, sizeof(c));
+		msg.msg_control = c.buf;
+		msg.msg_controllen = sizeof(c.buf);
+		c.h.cmsg_level = SOL_SOCKET;
+		c.h.cmsg_type = SCM_RIGHTS;
+		c.h.cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(&c.h), &fd, sizeof(int));
+	}
+	while (sendmsg(note_wr, &msg, MSG_NOSIGNAL) < 0 && errno == EINTR)
+		;	/* else the main process is gone; nothing to tell */
 }
 
 /* Idle: wait for a token, then ACCEPT; returns with a request, or exits. */
@@ -244,14 +274,14 @@ static void take_request(struct hsd_genl *g, struct hsd_req *req)
 		}
 		err = hsd_genl_accept(g, req);
 		if (!err) {
-			note('A');
+			note('A', req->sockfd);
 			return;
 		}
 		if (err != -EAGAIN) {
 			hsd_log("accept: %s", strerror(-err));
 			usleep(100000);
 		}
-		note('E');
+		note('E', -1);
 	}
 }
 
@@ -261,7 +291,7 @@ static int worker(void)
 	struct hsd_result res;
 	struct hsd_genl g;
 	struct hsd_req req;
-	char peer[80];
+	char peer[80], ids[32] = "";
 	int64_t t0;
 	int err, proto = 0;
 	socklen_t len = sizeof(proto);
@@ -294,12 +324,14 @@ static int worker(void)
 	disarm_watchdog();
 	status = hsd_done_status(res.err);
 	err = hsd_genl_done(&g, req.sockfd, status, res.peerids, res.n_peerids);
-	hsd_log("handshake peer=%s side=%s alpn=%s auth=%s result=%s%s%s%s ms=%lld%s%s",
+	if (res.n_peerids)
+		snprintf(ids, sizeof(ids), " peerid=%d", (int)res.peerids[0]);
+	hsd_log("handshake peer=%s side=%s alpn=%s auth=%s result=%s%s%s%s ms=%lld%s%s%s",
 		peer, req.msg_type == HANDSHAKE_MSG_TYPE_SERVERHELLO ? "server" : "client",
 		res.alpn[0] ? res.alpn : "-", res.auth,
 		status ? strerrorname_np((int)status) ?: "error" : "ok",
 		res.why[0] ? " (" : "", res.why, res.why[0] ? ")" : "",
-		(long long)(now_ms() - t0), err ? " done-failed=" : "",
+		(long long)(now_ms() - t0), ids, err ? " done-failed=" : "",
 		err ? strerror(-err) : "");
 	close(req.sockfd);
 	hsd_genl_close(&g);
@@ -311,10 +343,15 @@ static int worker(void)
 struct hsd_child {
 	pid_t pid;
 	int busy;		/* took a request */
+	int sockfd;		/* its socket (a duplicate), or -1 */
 };
 
 static struct hsd_child *children;
 static unsigned int n_children, n_busy;
+/* DONE for the requests of workers that died without answering; not the
+ * multicast socket, whose notifications nl_wait() would skip
+ */
+static struct hsd_genl done_g = { .fd = -1 };
 
 static struct hsd_child *child_find(pid_t pid)
 {
@@ -338,6 +375,11 @@ static int spawn(int *close_fds, int n_close, const sigset_t *oldmask)
 	if (pid == 0) {
 		for (i = 0; i < n_close; i++)
 			close(close_fds[i]);
+		/* other requests' sockets: an idle worker would hold them */
+		for (i = 0; i < (int)n_children; i++)
+			if (children[i].sockfd >= 0)
+				close(children[i].sockfd);
+		hsd_genl_close(&done_g);
 		close(tok_wr);
 		close(note_rd);
 		signal(SIGCHLD, SIG_DFL);
@@ -345,6 +387,7 @@ static int spawn(int *close_fds, int n_close, const sigset_t *oldmask)
 		_exit(worker());
 	}
 	children[n_children].pid = pid;
+	children[n_children].sockfd = -1;
 	children[n_children++].busy = 0;
 	return 0;
 }
@@ -357,32 +400,70 @@ static void token(void)
 		hsd_log("token pipe: %s", strerror(errno));
 }
 
-static void reap(void)
+/*
+ * A worker with a request ended: if it did not exit normally (it answers
+ * before it does; its signal handlers answer for the signals they catch),
+ * answer for it with @status.  A second DONE for an answered request is
+ * a no-op in the kernel: the request is complete.
+ */
+static void answer_for(struct hsd_child *c, int exited_ok, unsigned int status)
 {
-	struct hsd_child *c;
-	int status;
-	pid_t pid;
+	int err;
 
-	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-		c = child_find(pid);
-		if (!c)
-			continue;
-		if (c->busy)
-			n_busy--;
-		*c = children[--n_children];
-		if (WIFSIGNALED(status))
-			hsd_log("worker %d killed by signal %d", (int)pid,
-				WTERMSIG(status));
+	if (c->sockfd < 0)
+		return;
+	if (!exited_ok) {
+		err = done_g.fd >= 0 ? hsd_genl_done(&done_g, c->sockfd, status,
+						      NULL, 0) : -EBADF;
+		hsd_log("worker %d ended with a request: answered %s%s%s",
+			(int)c->pid, strerrorname_np((int)status),
+			err ? ", failed: " : "", err ? strerror(-err) : "");
 	}
+	close(c->sockfd);
+	c->sockfd = -1;
 }
 
-/* Workers' notes: who took a request; whether the queue ran empty. */
+static void child_gone(struct hsd_child *c, int status)
+{
+	int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+
+	if (c->busy)
+		n_busy--;
+	answer_for(c, code == HSD_EXIT_DONE || code == HSD_EXIT_TIMEOUT ||
+		   code == HSD_EXIT_CANCEL, EIO);
+	*c = children[--n_children];
+}
+
+/* Workers' notes: who took a request (and its socket); whether the queue
+ * ran empty.
+ */
 static void read_notes(int *drain)
 {
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} cm;
 	struct hsd_note n;
+	struct iovec iov = { &n, sizeof(n) };
+	struct msghdr msg;
 	struct hsd_child *c;
+	struct cmsghdr *h;
+	int fd;
 
-	while (read(note_rd, &n, sizeof(n)) == sizeof(n)) {
+	for (;;) {
+		memset(&msg, 0, sizeof(msg));
+		msg.msg_iov = &iov;
+		msg.msg_iovlen = 1;
+		msg.msg_control = cm.buf;
+		msg.msg_controllen = sizeof(cm.buf);
+		if (recvmsg(note_rd, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) !=
+		    sizeof(n))
+			break;
+		fd = -1;
+		h = CMSG_FIRSTHDR(&msg);
+		if (h && h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS &&
+		    h->cmsg_len == CMSG_LEN(sizeof(int)))
+			memcpy(&fd, CMSG_DATA(h), sizeof(int));
 		if (n.kind == 'E') {
 			*drain = 0;
 			continue;
@@ -391,9 +472,31 @@ static void read_notes(int *drain)
 		if (c && !c->busy) {
 			c->busy = 1;
 			n_busy++;
+			c->sockfd = fd;
+			fd = -1;
 		}
+		if (fd >= 0)
+			close(fd);
 		if (*drain)
 			token();	/* more may be queued */
+	}
+}
+
+static void reap(int *drain)
+{
+	struct hsd_child *c;
+	int status;
+	pid_t pid;
+
+	read_notes(drain);	/* a dead worker's last note first */
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		c = child_find(pid);
+		if (!c)
+			continue;
+		if (WIFSIGNALED(status))
+			hsd_log("worker %d killed by signal %d", (int)pid,
+				WTERMSIG(status));
+		child_gone(c, status);
 	}
 }
 
@@ -414,10 +517,19 @@ static void stop_children(void)
 			struct hsd_child *c = child_find(pid);
 
 			if (c)
-				*c = children[--n_children];
+				child_gone(c, status);
 		} else {
 			usleep(10000);
 		}
+	}
+	/* those that did not stop: ended here, answered for */
+	while (n_children) {
+		kill(children[0].pid, SIGKILL);
+		waitpid(children[0].pid, &status, 0);
+		if (children[0].busy)
+			n_busy--;
+		answer_for(&children[0], 0, ECANCELED);
+		children[0] = children[--n_children];
 	}
 }
 
@@ -546,6 +658,15 @@ int main(int argc, char **argv)
 		quic_set_log_level(conf.verbose >= 2 ? QUIC_LOG_DEBUG : QUIC_LOG_INFO);
 	}
 
+	/* the main process keeps a descriptor per handshake in progress */
+	{
+		struct rlimit rl;
+
+		if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+			rl.rlim_cur = rl.rlim_max;
+			setrlimit(RLIMIT_NOFILE, &rl);
+		}
+	}
 	children = calloc(4096, sizeof(*children));
 	conf_gen = mmap(NULL, sizeof(*conf_gen), PROT_READ | PROT_WRITE,
 			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -554,7 +675,8 @@ int main(int argc, char **argv)
 	{
 		int tok[2], notes[2];
 
-		if (pipe2(tok, O_CLOEXEC) || pipe2(notes, O_CLOEXEC)) {
+		if (pipe2(tok, O_CLOEXEC) ||
+		    socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, notes)) {
 			hsd_log("pipe: %s", strerror(errno));
 			return 1;
 		}
@@ -568,6 +690,8 @@ int main(int argc, char **argv)
 	err = hsd_genl_open(&g);
 	if (!err)
 		err = hsd_genl_join(&g);
+	if (!err)
+		err = hsd_genl_open(&done_g);
 	if (err) {
 		hsd_log("the handshake netlink family: %s%s", strerror(-err),
 			err == -ENOENT ? " (kernel without CONFIG_NET_HANDSHAKE?)" : "");
@@ -617,7 +741,7 @@ int main(int argc, char **argv)
 			continue;
 		while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
 			if (si.ssi_signo == SIGCHLD) {
-				reap();
+				reap(&drain);
 			} else if (si.ssi_signo == SIGHUP) {
 				if (!load_conf(conf_path, conf_explicit)) {
 					(*conf_gen)++;

@@ -395,6 +395,45 @@ static int run_handshake(gnutls_session_t session, int fd, unsigned int ms)
 	return err;
 }
 
+/*
+ * The certificate the peer authenticated with (verified: a client always
+ * verifies the server's; a server verifies a client's when it asked for
+ * one, and then only a verified one gets here) as a key for the kernel
+ * user, as tlshd reports it: a "user" key, description "quic peer:
+ * SUBJECT DN", payload the DER of the peer's own certificate.  None when
+ * the peer showed no certificate (a client without one).
+ */
+static void peer_identity(struct hsd_tls *t, struct hsd_result *res)
+{
+	const gnutls_datum_t *certs;
+	gnutls_x509_crt_t crt;
+	char desc[256] = "quic peer: ";
+	size_t dlen = sizeof(desc) - strlen(desc);
+	unsigned int n = 0;
+	int err, link_err = 0;
+
+	certs = gnutls_certificate_get_peers(t->session, &n);
+	if (!certs || !n)
+		return;
+	if (gnutls_x509_crt_init(&crt) >= 0) {
+		if (gnutls_x509_crt_import(crt, &certs[0], GNUTLS_X509_FMT_DER) < 0 ||
+		    gnutls_x509_crt_get_dn(crt, desc + strlen(desc), &dlen) < 0)
+			snprintf(desc, sizeof(desc), "quic peer: (no subject)");
+		gnutls_x509_crt_deinit(crt);
+	}
+	err = hsd_peer_key(desc, certs[0].data, certs[0].size,
+			   &res->peerids[0], &link_err);
+	if (err) {
+		/* the handshake stands; the kernel user gets TLS_NO_PEERID */
+		why(res, "peer certificate key: %s%s", strerror(-err), "");
+		return;
+	}
+	res->n_peerids = 1;
+	if (link_err)
+		why(res, "peer certificate key not linked into the request's keyring: %s%s",
+		    strerror(-link_err), "");
+}
+
 static void tls_free(struct hsd_tls *t)
 {
 	unsigned int i;
@@ -497,6 +536,8 @@ void hsd_quic_handshake(const struct hsd_req *req, const struct hsd_conf *conf,
 	    t->psks[t->matched].serial > 0) {
 		res->peerids[0] = t->psks[t->matched].serial;
 		res->n_peerids = 1;
+	} else if (req->auth != HANDSHAKE_AUTH_PSK) {
+		peer_identity(t, res);
 	}
 out:
 	res->err = err;

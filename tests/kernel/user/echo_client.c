@@ -13,6 +13,9 @@
  * Prints one summary line; exits 0 when every connection did what was
  * expected (--expect-fail: every handshake failed).
  *
+ * -c CERT -k KEY (client): present that certificate (a gnutls session of
+ * our own and quic_handshake(), as quic(7) says for client certificates).
+ *
  * Server (--server): a userspace echo server with quic_server_handshake()
  * (--cert/--key or --psk), a thread per connection, for comparing rates.
  */
@@ -27,6 +30,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/quic.h>
+#include <gnutls/gnutls.h>
 
 static const char *alpn = "echo", *host, *psk, *cert, *key;
 static unsigned int conns = 1, rounds = 1, streams = 1, bytes = 1000, hold;
@@ -201,6 +205,80 @@ static int exchange_datagrams(int fd, unsigned int conn)
 	return 0;
 }
 
+/* -c/-k loaded once: sent whatever CAs the server names (so that a
+ * server's refusal of a certificate it does not trust can be tested)
+ */
+static gnutls_pcert_st my_pcert;
+static gnutls_privkey_t my_key;
+
+static int my_cert(gnutls_session_t s, const gnutls_datum_t *req_ca_dn,
+		   int n_dn, const gnutls_pk_algorithm_t *algos, int n_algos,
+		   gnutls_pcert_st **pcert, unsigned int *n_pcert,
+		   gnutls_privkey_t *pkey)
+{
+	(void)s; (void)req_ca_dn; (void)n_dn; (void)algos; (void)n_algos;
+	*pcert = &my_pcert;
+	*n_pcert = 1;
+	*pkey = my_key;
+	return 0;
+}
+
+static int load_my_cert(void)
+{
+	gnutls_datum_t c = { NULL, 0 }, k = { NULL, 0 };
+	int ret;
+
+	ret = gnutls_load_file(cert, &c);
+	if (ret >= 0)
+		ret = gnutls_load_file(key, &k);
+	if (ret >= 0)
+		ret = gnutls_pcert_import_x509_raw(&my_pcert, &c, GNUTLS_X509_FMT_PEM, 0);
+	if (ret >= 0)
+		ret = gnutls_privkey_init(&my_key);
+	if (ret >= 0)
+		ret = gnutls_privkey_import_x509_raw(my_key, &k, GNUTLS_X509_FMT_PEM,
+						     NULL, 0);
+	gnutls_free(c.data);
+	gnutls_free(k.data);
+	if (ret < 0)
+		fprintf(stderr, "echo_client: %s / %s: %s\n", cert, key,
+			gnutls_strerror(ret));
+	return ret < 0 ? -1 : 0;
+}
+
+/*
+ * A client handshake with a client certificate: the server's chain checked
+ * against QUIC_CA_FILE (or the system store), its name against -H.
+ */
+static int cert_handshake(int fd)
+{
+	gnutls_certificate_credentials_t cred = NULL;
+	gnutls_session_t s = NULL;
+	const char *ca = getenv("QUIC_CA_FILE");
+	int err = -EINVAL;
+
+	if (gnutls_certificate_allocate_credentials(&cred) < 0 ||
+	    (ca ? gnutls_certificate_set_x509_trust_file(cred, ca, GNUTLS_X509_FMT_PEM) :
+		  gnutls_certificate_set_x509_system_trust(cred)) <= 0 ||
+	    gnutls_init(&s, GNUTLS_CLIENT | GNUTLS_NO_END_OF_EARLY_DATA) < 0 ||
+	    gnutls_priority_set_direct(s, QUIC_PRIORITY, NULL) < 0 ||
+	    gnutls_credentials_set(s, GNUTLS_CRD_CERTIFICATE, cred) < 0 ||
+	    quic_session_set_alpn(s, alpn, strlen(alpn)))
+		goto out;
+	gnutls_certificate_set_retrieve_function2(cred, my_cert);
+	gnutls_session_set_verify_cert(s, host, 0);
+	if (host)
+		gnutls_server_name_set(s, GNUTLS_NAME_DNS, host, strlen(host));
+	gnutls_transport_set_int(s, fd);
+	err = quic_handshake(s);
+out:
+	if (s)
+		gnutls_deinit(s);
+	if (cred)
+		gnutls_certificate_free_credentials(cred);
+	return err;
+}
+
 static void count(int hs_err, int data_err)
 {
 	pthread_mutex_lock(&lock);
@@ -235,7 +313,8 @@ static void *client_thread(void *arg)
 		if (!err && connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0)
 			err = -errno;
 		if (!err)
-			err = quic_client_handshake(fd, psk, host, alpn);
+			err = cert && key ? cert_handshake(fd) :
+			      quic_client_handshake(fd, psk, host, alpn);
 		if (err) {
 			if (!quiet && !expect_fail)
 				fprintf(stderr, "# conn %u: handshake: %s\n", id,
@@ -320,6 +399,7 @@ static const char usage[] =
 "  -w SECS       hold each connection open SECS before closing\n"
 "  -d N          then N datagrams of 100 bytes, each echoed\n"
 "  -f            expect every handshake to fail   -q  quiet\n"
+"  -c CERT -k KEY  client: present this certificate\n"
 "  -S            be the server: -c CERT -k KEY, or -p PSKFILE\n";
 
 int main(int argc, char **argv)
@@ -360,6 +440,8 @@ int main(int argc, char **argv)
 	}
 	if (srv)
 		return server();
+	if (cert && key && load_my_cert())
+		return 1;
 	t = calloc(conns, sizeof(*t));
 	t0 = now_s();
 	for (i = 0; i < conns; i++)
