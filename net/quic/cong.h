@@ -201,6 +201,9 @@ static inline u64 quic_cong_window_left(const struct quic_cong *c)
 	return c->cwnd > c->bytes_in_flight ? c->cwnd - c->bytes_in_flight : 0;
 }
 
+/* sysctl net.quic.congestion_control (sysctl.c): a new connection's algo */
+extern int sysctl_quic_congestion_control;
+
 extern const struct quic_cong_ops quic_cong_reno_ops;
 extern const struct quic_cong_ops quic_cong_cubic_ops;
 

@@ -86,8 +86,8 @@ void quic_conn_init(struct sock *sk)
 
 	qs->version = QUIC_VERSION_V1;
 	qs->config.version = QUIC_VERSION_V1;
-	/* CUBIC unless QUIC_SOCKOPT_CONFIG says otherwise. */
-	qs->config.congestion_control_algo = QUIC_CONG_ALG_CUBIC;
+	/* The sysctl's (CUBIC) unless QUIC_SOCKOPT_CONFIG says otherwise. */
+	qs->config.congestion_control_algo = sysctl_quic_congestion_control;
 	qs->max_datagram = QUIC_MIN_UDP_PAYLOAD;
 	quic_cid_set_init(&qs->cids);
 	quic_crypto_ctx_init(&qs->crypto);
@@ -185,6 +185,7 @@ void quic_conn_local_tp_changed(struct sock *sk)
 		quic_idle_set_timeout(&qs->idle,
 				      qs->local_tp.max_idle_timeout * USEC_PER_MSEC,
 				      qs->peer_tp.max_idle_timeout * USEC_PER_MSEC);
+		quic_ld_set_idle_timeout(&qs->ld, qs->idle.timeout);
 		quic_streams_set_params(sk, &qs->local_tp, &qs->peer_tp);
 	}
 }

@@ -798,12 +798,14 @@ static void quic_detect_loss(struct sock *sk, u8 id, u64 now)
 	bool app = id == QUIC_PN_SPACE_APP;
 	struct quic_sent_pkt *sp, *tmp;
 	struct quic_loss_walk w;
-	bool persistent;
+	struct quic_pc_walk pc;
 	u32 n = 0;
 
 	if (space->largest_acked == QUIC_PN_NONE)
 		return;
 	quic_loss_walk_begin(&w, &qs->rtt, space->largest_acked, now);
+	/* §7.6.2 over every packet this walk declares lost, not per batch */
+	quic_pc_walk_begin(&pc, &qs->rtt, qs->ld.max_ack_delay);
 	if (app)
 		quic_loss_walk_adapt(&w, &qs->rtt, &qs->reorder);
 	list_for_each_entry_safe(sp, tmp, &space->sent, list) {
@@ -827,6 +829,7 @@ static void quic_detect_loss(struct sock *sk, u8 id, u64 now)
 						  sp->meta.pn, U32_MAX),
 					    w.by_time);
 		lost[n++] = sp->meta;
+		quic_pc_walk_step(&pc, &sp->meta);
 		quic_on_lost(sk, space, sp);
 		if (n == QUIC_LOST_BATCH) {
 			quic_cong_on_packets_lost(&qs->cong, lost, n, false, now);
@@ -835,13 +838,11 @@ static void quic_detect_loss(struct sock *sk, u8 id, u64 now)
 		}
 	}
 	qs->ld.space[id].loss_time = w.loss_time;
-	if (n) {
-		persistent = quic_persistent_congestion(&qs->rtt,
-							qs->ld.max_ack_delay,
-							lost, n);
-		quic_cong_on_packets_lost(&qs->cong, lost, n, persistent, now);
+	if (n || pc.persistent) {
+		quic_cong_on_packets_lost(&qs->cong, lost, n, pc.persistent,
+					  now);
 		quic_lost_recs_episode(&qs->cong, recs, n);
-		if (persistent) {
+		if (pc.persistent) {
 			QUIC_INC_STATS(PERSISTENT, 1);
 			quic_rtt_reset_min(&qs->rtt);
 		}
@@ -915,9 +916,11 @@ void quic_retransmit_space(struct sock *sk, u8 id, bool pto)
 	quic_pmtud_pto(sk);
 	QUIC_INC_STATS(PTO, 1);
 	qs->probes = 2;
-	/* New data makes the best probe; else the oldest frames in flight. */
-	if (id == QUIC_PN_SPACE_APP && !list_empty(&qs->streams.send_list))
-		return;
+	/*
+	 * The oldest frames in flight make the probes (§6.2.4), even with new
+	 * data waiting: if they were lost, the receiver's hole fills now, not
+	 * one round trip later.  Queued frames go before new data.
+	 */
 	list_for_each_entry(sp, &space->sent, list) {
 		if (id == QUIC_PN_SPACE_APP && packets++ == 2)
 			break;

@@ -238,6 +238,18 @@ u64 quic_pto_backoff(u64 duration, u32 pto_count)
 	return duration << pto_count;
 }
 
+u64 quic_pto_cap(u64 idle_timeout)
+{
+	if (!idle_timeout)
+		return QUIC_PTO_MAX_US;
+	return min(idle_timeout / QUIC_PTO_IDLE_DIV, QUIC_PTO_MAX_US);
+}
+
+u64 quic_pto_backoff_capped(u64 duration, u32 pto_count, u64 cap)
+{
+	return min(quic_pto_backoff(duration, pto_count), max(duration, cap));
+}
+
 /* §7.6.1 */
 u64 quic_pc_duration(const struct quic_rtt *rtt, u64 max_ack_delay)
 {
@@ -302,6 +314,12 @@ void quic_ld_init(struct quic_ld *ld, bool is_server, u64 max_ack_delay)
 	memset(ld, 0, sizeof(*ld));
 	ld->is_server = is_server;
 	ld->max_ack_delay = max_ack_delay;
+	ld->pto_max = quic_pto_cap(0);
+}
+
+void quic_ld_set_idle_timeout(struct quic_ld *ld, u64 idle_timeout)
+{
+	ld->pto_max = quic_pto_cap(idle_timeout);
 }
 
 void quic_ld_on_packet_sent(struct quic_ld *ld, enum quic_pn_space space,
@@ -402,7 +420,9 @@ static void quic_ld_pto_time(const struct quic_ld *ld,
 		t->space = ld->has_handshake_keys ? QUIC_PN_SPACE_HANDSHAKE :
 						    QUIC_PN_SPACE_INITIAL;
 		t->deadline = quic_time_add(now,
-					    quic_pto_backoff(base, ld->pto_count));
+					    quic_pto_backoff_capped(base,
+								    ld->pto_count,
+								    ld->pto_max));
 		return;
 	}
 
@@ -419,7 +439,8 @@ static void quic_ld_pto_time(const struct quic_ld *ld,
 			d += ld->max_ack_delay;
 		}
 		when = quic_time_add(s->last_ack_eliciting_time,
-				     quic_pto_backoff(d, ld->pto_count));
+				     quic_pto_backoff_capped(d, ld->pto_count,
+							     ld->pto_max));
 		if (t->mode == QUIC_LD_NONE || when < t->deadline) {
 			t->mode = QUIC_LD_PTO;
 			t->deadline = when;

@@ -30,7 +30,8 @@
  *       yet lost arms the loss timer at sent_time + that delay.
  * §6.2.1 PTO = smoothed_rtt + max(4 * rttvar, kGranularity) + max_ack_delay,
  *       max_ack_delay counting only for the Application Data space, doubled
- *       per consecutive PTO (pto_count); no Application Data PTO before the
+ *       per consecutive PTO (pto_count) up to a cap (QUIC_PTO_MAX_US, a
+ *       quarter of the idle timeout); no Application Data PTO before the
  *       handshake is confirmed; the earliest space wins; the time-threshold
  *       loss timer takes precedence over the PTO.
  * §6.2.2.1 A client that has not seen its address validated arms the
@@ -59,6 +60,15 @@
 
 /* A PTO backoff exponent above this is clamped (2^16 PTOs is hours). */
 #define QUIC_PTO_COUNT_MAX		16
+/*
+ * The backed-off PTO period is capped too (§6.2.1 leaves the backoff's end
+ * to the sender): at a quarter of the idle timeout, so that a peer which
+ * is alive behind a lossy path gets at least three probes before the idle
+ * timer runs out, and at QUIC_PTO_MAX_US without one.  The period without
+ * backoff is never cut.
+ */
+#define QUIC_PTO_MAX_US			(60 * 1000000ULL)
+#define QUIC_PTO_IDLE_DIV		4
 
 /* Packet number spaces (RFC 9000 §12.3) */
 enum quic_pn_space {
@@ -196,6 +206,10 @@ u64 quic_pto_duration(const struct quic_rtt *rtt, u64 max_ack_delay,
 		      enum quic_pn_space space);
 /* ... times 2^pto_count, saturating. */
 u64 quic_pto_backoff(u64 duration, u32 pto_count);
+/* The cap of a backed-off PTO for an effective idle timeout (0: none). */
+u64 quic_pto_cap(u64 idle_timeout);
+/* quic_pto_backoff(), at most max(@duration, @cap). */
+u64 quic_pto_backoff_capped(u64 duration, u32 pto_count, u64 cap);
 
 /* §7.6.1 persistent congestion duration (max_ack_delay always counted) */
 u64 quic_pc_duration(const struct quic_rtt *rtt, u64 max_ack_delay);
@@ -238,6 +252,7 @@ struct quic_ld_space {
 struct quic_ld {
 	struct quic_ld_space space[QUIC_PN_SPACE_MAX];
 	u64 max_ack_delay;		/* peer's, the largest in force or in flight */
+	u64 pto_max;			/* backed-off PTO cap, quic_pto_cap() */
 	u32 pto_count;
 	bool is_server;
 	bool handshake_confirmed;
@@ -269,6 +284,8 @@ void quic_ld_on_packet_sent(struct quic_ld *ld, enum quic_pn_space space,
 void quic_ld_on_packet_removed(struct quic_ld *ld, enum quic_pn_space space,
 			       const struct quic_sent_meta *p);
 bool quic_ld_peer_completed_address_validation(const struct quic_ld *ld);
+/* The effective idle timeout changed (quic_idle_set_timeout()). */
+void quic_ld_set_idle_timeout(struct quic_ld *ld, u64 idle_timeout);
 /* §6.2.1: after processing an ACK, reset pto_count unless §6.2.2.1 says no */
 void quic_ld_on_ack_received(struct quic_ld *ld);
 /* §6.2.1: a PTO (or anti-deadlock probe) fired */

@@ -125,6 +125,7 @@ static int quic_set_tp_ext(struct sock *sk, sockptr_t optval,
 	quic_idle_set_timeout(&qs->idle,
 			      qs->local_tp.max_idle_timeout * USEC_PER_MSEC,
 			      tp.max_idle_timeout * USEC_PER_MSEC);
+	quic_ld_set_idle_timeout(&qs->ld, qs->idle.timeout);
 	quic_streams_set_params(sk, &qs->local_tp, &qs->peer_tp);
 	return 0;
 }

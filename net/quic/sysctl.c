@@ -40,6 +40,11 @@
  *			0: a connection that has not sent yet never marks,
  *			and no connection marks while it is 0.  ECN counts
  *			received are reported (ACK_ECN) either way.
+ *   congestion_control	the congestion controller of a new connection
+ *			when QUIC_SOCKOPT_CONFIG does not choose one:
+ *			0 NewReno, 1 CUBIC (the default), the values of
+ *			enum quic_cong_algo; 2 (BBR) is refused with EINVAL,
+ *			as the socket option refuses it (cong.h).
  *
  * The receive buffer also bounds the flow-control windows we advertise
  * (half of it for the connection), so its default is what a connection
@@ -60,6 +65,7 @@ unsigned long sysctl_quic_aead_integrity_limit;
 int sysctl_quic_max_pending_connections = 256;
 int sysctl_quic_retry_threshold = 64;
 int sysctl_quic_new_token = 1;
+int sysctl_quic_congestion_control = QUIC_CONG_ALG_CUBIC;
 
 static int quic_buf_min = SOCK_MIN_RCVBUF;
 static int quic_buf_max = INT_MAX / 2;
@@ -69,6 +75,7 @@ static unsigned long quic_ulong_max = ULONG_MAX;
 static int quic_pending_min = 1;
 static int quic_pending_max = 65536;
 static int quic_cid_len_max = QUIC_CID_MAX_LEN;
+static int quic_cong_max = QUIC_CONG_ALG_CUBIC;
 
 static struct ctl_table quic_sysctl_table[] = {
 	{
@@ -149,6 +156,15 @@ static struct ctl_table quic_sysctl_table[] = {
 		.proc_handler	= proc_dointvec_minmax,
 		.extra1		= SYSCTL_ZERO,
 		.extra2		= &quic_cid_len_max,
+	},
+	{
+		.procname	= "congestion_control",
+		.data		= &sysctl_quic_congestion_control,
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= &quic_cong_max,
 	},
 	{
 		.procname	= "grease_quic_bit",

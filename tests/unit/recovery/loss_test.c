@@ -167,6 +167,26 @@ static void pto_backoff_doubles_and_saturates(void)
 	EXPECT_EQ(quic_pto_backoff(~0ULL >> 2, 5), ~0ULL);
 }
 
+/* The cap: a quarter of the idle timeout, at most QUIC_PTO_MAX_US. */
+static void pto_cap_from_idle_timeout(void)
+{
+	EXPECT_EQ(quic_pto_cap(0), QUIC_PTO_MAX_US);
+	EXPECT_EQ(quic_pto_cap(30000 * MS), 7500 * MS);
+	EXPECT_EQ(quic_pto_cap(3600000 * MS), QUIC_PTO_MAX_US);
+}
+
+/* Backoff stops at the cap, but the period without backoff is never cut. */
+static void pto_backoff_capped(void)
+{
+	EXPECT_EQ(quic_pto_backoff_capped(300 * MS, 0, 1000 * MS), 300 * MS);
+	EXPECT_EQ(quic_pto_backoff_capped(300 * MS, 1, 1000 * MS), 600 * MS);
+	EXPECT_EQ(quic_pto_backoff_capped(300 * MS, 2, 1000 * MS), 1000 * MS);
+	EXPECT_EQ(quic_pto_backoff_capped(300 * MS, 16, 1000 * MS), 1000 * MS);
+	EXPECT_EQ(quic_pto_backoff_capped(5000 * MS, 3, 1000 * MS), 5000 * MS);
+	EXPECT_EQ(quic_pto_backoff_capped(~0ULL >> 2, 5, 1000 * MS),
+		  ~0ULL >> 2);
+}
+
 static void ld_setup(struct quic_ld *ld, struct quic_rtt *r, bool server)
 {
 	rtt100(r);
@@ -238,6 +258,33 @@ static void ld_handshake_pto_backoff_without_max_ack_delay(void)
 	quic_ld_on_pto(&ld);
 	quic_ld_timer(&ld, &r, T0, &t);
 	EXPECT_EQ(t.deadline, T0 + 2 * 300 * MS);
+}
+
+/*
+ * However many PTOs in a row, with a 4 s idle timeout the next probe is at
+ * most 1 s after the last ack-eliciting packet: backoff alone never lets
+ * the idle timer expire first.
+ */
+static void ld_pto_backoff_stays_below_idle_timeout(void)
+{
+	struct quic_ld_timer t;
+	struct quic_ld ld;
+	struct quic_rtt r;
+	int i;
+
+	ld_setup(&ld, &r, true);
+	ld.handshake_confirmed = true;
+	quic_ld_set_idle_timeout(&ld, 4000 * MS);
+	ld_sent(&ld, QUIC_PN_SPACE_APP, 0, T0);
+	for (i = 0; i < 20; i++)
+		quic_ld_on_pto(&ld);
+	quic_ld_timer(&ld, &r, T0, &t);
+	EXPECT_EQ(t.mode, QUIC_LD_PTO);
+	EXPECT_EQ(t.deadline, T0 + 1000 * MS);
+	/* no idle timeout: a minute */
+	quic_ld_set_idle_timeout(&ld, 0);
+	quic_ld_timer(&ld, &r, T0, &t);
+	EXPECT_EQ(t.deadline, T0 + QUIC_PTO_MAX_US);
 }
 
 static void ld_earliest_space_wins(void)
@@ -650,6 +697,9 @@ static const struct rt_case cases[] = {
 	RT_CASE(pto_app_adds_max_ack_delay),
 	RT_CASE(pto_rttvar_term_at_least_granularity),
 	RT_CASE(pto_backoff_doubles_and_saturates),
+	RT_CASE(pto_cap_from_idle_timeout),
+	RT_CASE(pto_backoff_capped),
+	RT_CASE(ld_pto_backoff_stays_below_idle_timeout),
 	RT_CASE(ld_pto_from_last_ack_eliciting),
 	RT_CASE(ld_no_app_pto_before_confirmation),
 	RT_CASE(ld_app_pto_backoff_includes_max_ack_delay),
