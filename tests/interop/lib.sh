@@ -119,6 +119,11 @@ io_certs() {
 # io_files DIR PREFIX SIZE COUNT: COUNT files PREFIX[-i] of SIZE bytes
 # (suffixes K and M allowed) of random data, and their SHA-256 sums in
 # DIR/PREFIX.sha256.  Prints the file names.  Made once, then reused.
+io_quic_stat() {	# NAME: a counter of /proc/net/quic_stats (module-wide), or 0
+	awk -v n="$1" '$1 == n { print $2; f = 1 } END { if (!f) print 0 }' \
+		/proc/net/quic_stats 2> /dev/null || echo 0
+}
+
 io_bytes() {	# SIZE with an optional K or M: bytes
 	case $1 in
 	*K) echo $(( ${1%K} * 1024 )) ;;

@@ -41,10 +41,6 @@ if ! io_pair "$NS_S" "$NS_C"; then
 	exit
 fi
 
-qstat() {	# NAME: its value in /proc/net/quic_stats
-	awk -v n="$1" '$1 == n { print $2 }' /proc/net/quic_stats
-}
-
 # The "out" counters of the table in NS: ect0 ce (all of ip and ip6).
 nft_counts() {
 	ip netns exec "$1" nft list chain inet qecn out | awk '
@@ -90,8 +86,8 @@ run() {
 	ok=1 d_ect0=0 d_ce=0 d_events=0 d_failed=0 s_ect0=0 c_ect0=0
 	nft_setup "$NS_S" "udp sport 4433" "$rw" &&
 	nft_setup "$NS_C" "udp dport 4433" "" || { ok=0; return; }
-	s0=$(qstat ecn_ect0_sent) s1=$(qstat ecn_ce_received)
-	s2=$(qstat ecn_ce_congestion_events) s3=$(qstat ecn_validation_failed)
+	s0=$(io_quic_stat ecn_ect0_sent) s1=$(io_quic_stat ecn_ce_received)
+	s2=$(io_quic_stat ecn_ce_congestion_events) s3=$(io_quic_stat ecn_validation_failed)
 	url=https://$addr:4433/f
 	[[ $addr == *:* ]] && url="https://[$addr]:4433/f"
 	start=$(now)
@@ -101,10 +97,10 @@ run() {
 	wait "$IO_PID"
 	rc=$?
 	t=$(elapsed "$start")
-	d_ect0=$(( $(qstat ecn_ect0_sent) - s0 ))
-	d_ce=$(( $(qstat ecn_ce_received) - s1 ))
-	d_events=$(( $(qstat ecn_ce_congestion_events) - s2 ))
-	d_failed=$(( $(qstat ecn_validation_failed) - s3 ))
+	d_ect0=$(( $(io_quic_stat ecn_ect0_sent) - s0 ))
+	d_ce=$(( $(io_quic_stat ecn_ce_received) - s1 ))
+	d_events=$(( $(io_quic_stat ecn_ce_congestion_events) - s2 ))
+	d_failed=$(( $(io_quic_stat ecn_validation_failed) - s3 ))
 	read -r s_ect0 sn <<< "$(nft_counts "$NS_S")"
 	read -r c_ect0 cn <<< "$(nft_counts "$NS_C")"
 	tap_note "$name: $t s, exit $rc; stats: ect0 sent $d_ect0, CE received $d_ce, CE events $d_events, failed $d_failed; nft ECT(0) from server $s_ect0, from client $c_ect0, CE $sn/$cn"

@@ -27,8 +27,6 @@ if ! command -v nft > /dev/null; then
 	exit
 fi
 
-stat_of() { awk -v k="$1" '$1 == k { print $2 }' /proc/net/quic_stats; }
-
 io_certs "$IO_WORK/certs" || exit 1
 mkdir -p "$IO_WORK/www" "$IO_WORK/out"
 head -c 4M /dev/urandom > "$IO_WORK/www/4M"
@@ -50,7 +48,7 @@ then
 	exit
 fi
 
-retx0=$(stat_of stream_frames_retransmitted)
+retx0=$(io_quic_stat stream_frames_retransmitted)
 io_start "$NS" "$IO_WORK/server.log" "$LIMIT" "$QUIC_HQ" server \
 	--listen 127.0.0.1:4433 --root "$IO_WORK/www" \
 	--cert "$IO_WORK/certs/server.pem" --key "$IO_WORK/certs/server.key"
@@ -73,13 +71,13 @@ for _ in $(seq 300); do
 	dropping && break
 	sleep 0.1
 done
-pto0=$(stat_of pto_expired)
+pto0=$(io_quic_stat pto_expired)
 for _ in $(seq 300); do
-	[ $(( $(stat_of pto_expired) - pto0 )) -ge $PTOS ] && break
+	[ $(( $(io_quic_stat pto_expired) - pto0 )) -ge $PTOS ] && break
 	sleep 0.1
 done
-ptos=$(( $(stat_of pto_expired) - pto0 ))
-retx=$(( $(stat_of stream_frames_retransmitted) - retx0 ))
+ptos=$(( $(io_quic_stat pto_expired) - pto0 ))
+retx=$(( $(io_quic_stat stream_frames_retransmitted) - retx0 ))
 ip netns exec "$NS" nft delete table inet blackout
 
 if [ $ptos -ge $PTOS ] && [ $retx -gt 0 ]; then
