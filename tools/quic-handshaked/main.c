@@ -423,14 +423,17 @@ static void answer_for(struct hsd_child *c, int exited_ok, unsigned int status)
 	c->sockfd = -1;
 }
 
-static void child_gone(struct hsd_child *c, int status)
+/* A worker ended (wait status @wstatus); @err answers its request if it
+ * did not.
+ */
+static void child_gone(struct hsd_child *c, int wstatus, unsigned int err)
 {
-	int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	int code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
 
 	if (c->busy)
 		n_busy--;
 	answer_for(c, code == HSD_EXIT_DONE || code == HSD_EXIT_TIMEOUT ||
-		   code == HSD_EXIT_CANCEL, EIO);
+		   code == HSD_EXIT_CANCEL, err);
 	*c = children[--n_children];
 }
 
@@ -496,7 +499,7 @@ static void reap(int *drain)
 		if (WIFSIGNALED(status))
 			hsd_log("worker %d killed by signal %d", (int)pid,
 				WTERMSIG(status));
-		child_gone(c, status);
+		child_gone(c, status, EIO);
 	}
 }
 
@@ -517,7 +520,7 @@ static void stop_children(void)
 			struct hsd_child *c = child_find(pid);
 
 			if (c)
-				child_gone(c, status);
+				child_gone(c, status, EIO);
 		} else {
 			usleep(10000);
 		}
@@ -526,10 +529,7 @@ static void stop_children(void)
 	while (n_children) {
 		kill(children[0].pid, SIGKILL);
 		waitpid(children[0].pid, &status, 0);
-		if (children[0].busy)
-			n_busy--;
-		answer_for(&children[0], 0, ECANCELED);
-		children[0] = children[--n_children];
+		child_gone(&children[0], status, ECANCELED);
 	}
 }
 

@@ -8,7 +8,7 @@
  * asking and fails the run.
  */
 
-#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <errno.h>
 #include <netdb.h>
 #include <stdio.h>
