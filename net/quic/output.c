@@ -497,7 +497,9 @@ static bool quic_output_datagram(struct sock *sk, u64 now, bool ack_only)
 	if (eliciting && qs->probes)
 		qs->probes--;
 	if (eliciting)
-		quic_pacer_departure(&qs->pacer, qs->cong.cwnd,
+		quic_pacer_departure(&qs->pacer,
+				     quic_cong_pacing_window(&qs->cong,
+							     qs->rtt.smoothed),
 				     qs->rtt.smoothed, skb->len, now);
 	QUIC_INC_STATS(PKT_SENT, n);
 	quic_amp_on_sent(&qs->amp, skb->len);
@@ -555,8 +557,9 @@ bool quic_output_probe(struct sock *sk, u32 size, u64 now)
 	}
 	quic_record_sent(sk, &tp, skb->len, now);
 	quic_key_update_on_sent(sk, tp.hdr.pn, tp.acked);
-	quic_pacer_departure(&qs->pacer, qs->cong.cwnd, qs->rtt.smoothed,
-			     skb->len, now);
+	quic_pacer_departure(&qs->pacer,
+			     quic_cong_pacing_window(&qs->cong, qs->rtt.smoothed),
+			     qs->rtt.smoothed, skb->len, now);
 	QUIC_INC_STATS(PKT_SENT, 1);
 	if (quic_udp_xmit(sk, skb))
 		QUIC_DROP(sk, XMIT);
@@ -572,14 +575,17 @@ bool quic_output_probe(struct sock *sk, u32 size, u64 now)
 static u64 quic_output_departure(struct sock *sk, u64 now)
 {
 	struct quic_sock *qs = quic_sk(sk);
+	u64 w;
 
 	if (!qs->rtt.has_sample || qs->probes ||
 	    quic_cong_window_left(&qs->cong) < qs->max_datagram)
 		return now;
+	/* cwnd, or the window that gives BBR's pacing rate (cong.h) */
+	w = quic_cong_pacing_window(&qs->cong, qs->rtt.smoothed);
 	quic_pacer_set_burst(&qs->pacer,
 			     quic_cong_initial_window(qs->max_datagram),
-			     qs->cong.cwnd, qs->rtt.smoothed);
-	return quic_pacer_peek(&qs->pacer, qs->cong.cwnd, qs->rtt.smoothed,
+			     w, qs->rtt.smoothed);
+	return quic_pacer_peek(&qs->pacer, w, qs->rtt.smoothed,
 			       qs->max_datagram, now);
 }
 
