@@ -213,6 +213,12 @@ bool quic_cong_on_ecn(struct quic_cong *c, u64 *ce_seen, u64 ce_reported,
 	return true;
 }
 
+void quic_cong_on_tx_stop(struct quic_cong *c, bool idle, u64 now)
+{
+	quic_cong_set_app_limited(c, idle && quic_cong_window_left(c) >= c->mss,
+				  now);
+}
+
 /* §7.8 */
 void quic_cong_set_app_limited(struct quic_cong *c, bool limited, u64 now)
 {

@@ -25,8 +25,10 @@
  * §7.6.2 Persistent congestion collapses cwnd to the minimum window and
  *       ends recovery.
  * §7.8  No growth while the sender is application or flow-control limited:
- *       the glue says so with quic_cong_set_app_limited(); sending until
- *       bytes_in_flight reaches cwnd clears it.
+ *       the TX path says whether it stopped with nothing to send and the
+ *       window open (quic_cong_on_tx_stop()); stopping for the pacer or
+ *       the window, or sending until bytes_in_flight reaches cwnd, clears
+ *       it.
  *
  * Per algorithm (ops->on_ack in congestion avoidance, ops->on_congestion
  * for the reduction):
@@ -169,6 +171,7 @@ struct quic_bbr {
 	u8 cycle_idx;
 	u8 mode;		/* enum quic_bbr_mode */
 	bool filled_pipe;
+	bool round_app_limited;	/* app-limited at some time in the round */
 };
 
 /*
@@ -245,6 +248,12 @@ void quic_cong_on_packets_lost(struct quic_cong *c,
 bool quic_cong_on_ecn(struct quic_cong *c, u64 *ce_seen, u64 ce_reported,
 		      u64 sent_time, u64 now);
 void quic_cong_set_app_limited(struct quic_cong *c, bool limited, u64 now);
+/*
+ * The TX path stopped sending: @idle, it had nothing (more) to send (an
+ * empty queue or flow control), else the pacer or the window stopped it.
+ * App-limited (§7.8) if idle with room in the window for a datagram.
+ */
+void quic_cong_on_tx_stop(struct quic_cong *c, bool idle, u64 now);
 /*
  * A packet declared lost during congestion event @episode was acknowledged.
  * Once every loss counted in the current event has been, the event is

@@ -124,12 +124,15 @@ static void quic_bbr_bw_sample(struct quic_cong *c, u64 bw)
 		b->btl_bw = max(b->btl_bw, b->bw[i]);
 }
 
-/* Startup ends when three rounds in a row did not grow it by 25%. */
-static void quic_bbr_check_full_pipe(struct quic_cong *c)
+/*
+ * Startup ends when three rounds in a row did not grow it by 25%; rounds
+ * in which the sender ran out of data do not count.
+ */
+static void quic_bbr_check_full_pipe(struct quic_cong *c, bool app_limited)
 {
 	struct quic_bbr *b = &c->bbr;
 
-	if (b->filled_pipe || c->app_limited)
+	if (b->filled_pipe || app_limited)
 		return;
 	if (b->btl_bw * QUIC_BBR_UNIT >= b->full_bw * QUIC_BBR_FULL_BW_THRESH) {
 		b->full_bw = b->btl_bw;
@@ -249,14 +252,16 @@ static void quic_bbr_on_packet_acked(struct quic_cong *c,
 		u64 bw = quic_bbr_rate(b->delivered - b->round_delivered,
 				       min(now - b->round_start,
 					   QUIC_CONG_TIME_MAX));
+		bool app_limited = b->round_app_limited || c->app_limited;
 
 		b->rounds++;
 		/* app-limited rounds only count when they raise the max */
-		if (!c->app_limited || bw > b->btl_bw)
+		if (!app_limited || bw > b->btl_bw)
 			quic_bbr_bw_sample(c, bw);
-		quic_bbr_check_full_pipe(c);
+		quic_bbr_check_full_pipe(c, app_limited);
 		b->round_start = now;
 		b->round_delivered = b->delivered;
+		b->round_app_limited = c->app_limited;
 	}
 	quic_bbr_update_min_rtt(c, rtt, now);
 
@@ -279,6 +284,13 @@ static void quic_bbr_on_packet_acked(struct quic_cong *c,
 	quic_bbr_set_cwnd(c, p->size);
 }
 
+static void quic_bbr_on_app_limited(struct quic_cong *c, bool limited,
+				    u64 now)
+{
+	if (limited)
+		c->bbr.round_app_limited = true;
+}
+
 /* Loss is no congestion signal to BBRv1: the window stays. */
 static void quic_bbr_on_congestion(struct quic_cong *c, u64 now)
 {
@@ -295,6 +307,7 @@ const struct quic_cong_ops quic_cong_bbr_ops = {
 	.init		= quic_bbr_init,
 	.on_congestion	= quic_bbr_on_congestion,
 	.on_persistent	= quic_bbr_on_persistent,
+	.on_app_limited	= quic_bbr_on_app_limited,
 	.on_packet_acked = quic_bbr_on_packet_acked,
 	.pacing_rate	= quic_bbr_pacing_rate,
 };

@@ -592,6 +592,7 @@ static u64 quic_output_departure(struct sock *sk, u64 now)
 void quic_output(struct sock *sk)
 {
 	u64 now = quic_now(), when;
+	bool idle = false;
 	int i;
 
 	if (sk->sk_state != QUIC_SS_CONNECTING &&
@@ -614,9 +615,13 @@ void quic_output(struct sock *sk)
 			quic_timer_pace(sk, when);
 			break;
 		}
-		if (!quic_output_datagram(sk, now, false))
+		if (!quic_output_datagram(sk, now, false)) {
+			idle = true;
 			break;
+		}
 	}
+	/* RFC 9002 §7.8: app-limited if it stopped with the window open */
+	quic_cong_on_tx_stop(&quic_sk(sk)->cong, idle, now);
 	quic_timer_rearm(sk);
 }
 

@@ -265,6 +265,31 @@ static void app_limited_cleared_when_window_full(void)
 	EXPECT_EQ(c.cwnd, 12000 + MSS);
 }
 
+/* §7.8 from the TX path: idle with the window open, not when it is full */
+static void tx_stop_marks_app_limited(void)
+{
+	struct quic_sent_meta p;
+	struct quic_cong c;
+	int i;
+
+	reno(&c);
+	quic_cong_on_tx_stop(&c, true, T0);
+	EXPECT(c.app_limited);
+	quic_cong_on_tx_stop(&c, false, T0);	/* the pacer stopped it */
+	EXPECT(!c.app_limited);
+	for (i = 0; i < 9; i++) {
+		p = rt_pkt(i, T0, MSS, true);
+		quic_cong_on_packet_sent(&c, &p);
+	}
+	quic_cong_on_tx_stop(&c, true, T0);	/* one datagram of room */
+	EXPECT(c.app_limited);
+	p = rt_pkt(9, T0, MSS, true);
+	quic_cong_on_packet_sent(&c, &p);
+	EXPECT(!c.app_limited);
+	quic_cong_on_tx_stop(&c, true, T0);	/* window full */
+	EXPECT(!c.app_limited);
+}
+
 static void ecn_ce_is_congestion_event(void)
 {
 	struct quic_cong c;
@@ -434,6 +459,7 @@ static const struct rt_case cases[] = {
 	RT_CASE(persistent_congestion_collapses),
 	RT_CASE(app_limited_no_growth),
 	RT_CASE(app_limited_cleared_when_window_full),
+	RT_CASE(tx_stop_marks_app_limited),
 	RT_CASE(ecn_ce_is_congestion_event),
 	RT_CASE(ecn_ce_unchanged_count_ignored),
 	RT_CASE(ecn_ce_within_recovery_no_second_reduction),
