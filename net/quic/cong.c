@@ -57,6 +57,7 @@ int quic_cong_init(struct quic_cong *c, enum quic_cong_algo algo, u32 mss)
 	c->mss = mss;
 	c->cwnd = quic_cong_initial_window(mss);
 	c->ssthresh = U64_MAX;
+	quic_hystart_init(&c->hystart);
 	ops->init(c);
 	return 0;
 }
@@ -90,6 +91,24 @@ void quic_cong_on_packet_removed(struct quic_cong *c,
 	c->bytes_in_flight -= min_t(u64, c->bytes_in_flight, p->size);
 }
 
+/* §7.3.1, HyStart++ in the initial slow start */
+static void quic_cong_slow_start(struct quic_cong *c,
+				 const struct quic_sent_meta *p,
+				 const struct quic_rtt *rtt, u64 now)
+{
+	bool exit;
+
+	if (c->ssthresh != U64_MAX) {
+		c->cwnd += p->size;
+		return;
+	}
+	c->cwnd += quic_hystart_on_ack(&c->hystart, p->sent_time, p->size,
+				       rtt->has_sample ? rtt->latest : 0, now,
+				       &exit);
+	if (exit)
+		c->ssthresh = c->cwnd;
+}
+
 /* Appendix B.5 OnPacketAcked() */
 void quic_cong_on_packet_acked(struct quic_cong *c,
 			       const struct quic_sent_meta *p,
@@ -111,7 +130,7 @@ void quic_cong_on_packet_acked(struct quic_cong *c,
 	if (in_recovery || c->app_limited)
 		return;
 	if (quic_cong_in_slow_start(c)) {
-		c->cwnd += p->size;
+		quic_cong_slow_start(c, p, rtt, now);
 		return;
 	}
 	c->ops->on_ack(c, p->size, rtt, now);

@@ -10,7 +10,9 @@
  *       2 * mss (kMinimumWindow); a changed mss keeps cwnd at least the new
  *       minimum.
  * §7.3.1 Slow start while cwnd < ssthresh: cwnd grows by the acknowledged
- *       bytes.
+ *       bytes; in the initial one (ssthresh not set), as HyStart++
+ *       (RFC 9406, hystart.h) says, which may end it (ssthresh = cwnd).
+ *       BBR has its own Startup.
  * §7.3.2 A congestion event (loss of an in-flight packet, or a larger
  *       ECN-CE count, §7.1) starts a recovery period at now, unless the
  *       packet that signalled it was sent at or before the latest recovery
@@ -57,7 +59,7 @@
  *         below the previous W_max, else cwnd.
  *   §4.9  A congestion event all of whose losses were spurious is undone
  *         (quic_cong_on_spurious_loss()).
- *   Left out: HyStart++ (§4.10, optional).
+ *   §4.10 HyStart++: the common slow start's.
  *   Time is kept in 2^-10 s ticks inside; the cube root is an integer
  *   bitwise search.
  *
@@ -89,6 +91,7 @@
 #include <linux/types.h>
 #include <uapi/linux/quic.h>
 
+#include "hystart.h"
 #include "recovery.h"
 
 #define QUIC_CONG_INIT_WINDOW_PACKETS	10
@@ -204,6 +207,7 @@ struct quic_cong {
 		struct quic_cubic cubic;
 		struct quic_bbr bbr;
 	};
+	struct quic_hystart hystart;	/* initial slow start (hystart.h) */
 	u32 episode;		/* congestion events so far */
 	u32 episode_lost;	/* in-flight packets lost in the current one */
 	u32 episode_spurious;	/* of those, acknowledged after all */

@@ -75,8 +75,9 @@ u64 quic_bbr_bdp(const struct quic_cong *c, u32 gain)
 
 	if (!b->btl_bw || !b->min_rtt)
 		return quic_cong_initial_window(c->mss);
-	return div64_u64(b->btl_bw * rtt * gain,
-			 QUIC_BBR_USEC_PER_SEC * QUIC_BBR_UNIT);
+	/* below 2^61, then below 2^41 before the gain */
+	return div_u64(div64_u64(b->btl_bw * rtt, QUIC_BBR_USEC_PER_SEC) * gain,
+		       QUIC_BBR_UNIT);
 }
 
 static u32 quic_bbr_pacing_gain(const struct quic_cong *c)

@@ -288,6 +288,24 @@ static void cubic_no_loss(void)
 	EXPECT(got >= LINK_RATE * 2 * 9 / 10);
 }
 
+/*
+ * HyStart++ on the same path (unbounded queue, no loss): the queue's RTT
+ * growth ends CUBIC's slow start, which without it would never end.  The
+ * RTT rises by a round trip of queue the round after the window passed
+ * the BDP; five rounds of CSS (x1.25 each) follow: about 10 BDP.
+ */
+static void cubic_hystart_ends_slow_start(void)
+{
+	struct sim *s = &sim;
+
+	sim_init(s, QUIC_CONG_ALG_CUBIC, LINK_RATE, LINK_RTT, 0);
+	sim_run(s, T0 + 2000 * MS, T0);
+	printf("# CUBIC slow start ended at %llu bytes (BDP %llu)\n",
+	       (unsigned long long)s->c.ssthresh, LINK_BDP);
+	EXPECT(s->c.ssthresh >= LINK_BDP / 2);
+	EXPECT(s->c.ssthresh <= 12 * LINK_BDP);
+}
+
 static const struct rt_case cases[] = {
 	RT_CASE(select_bbr),
 	RT_CASE(rate_and_bdp),
@@ -297,6 +315,7 @@ static const struct rt_case cases[] = {
 	RT_CASE(random_loss),
 	RT_CASE(probe_rtt),
 	RT_CASE(cubic_no_loss),
+	RT_CASE(cubic_hystart_ends_slow_start),
 };
 
 void bbr_tests(void)

@@ -22,6 +22,7 @@ int main(void)
 	cong_tests();
 	cubic_tests();
 	bbr_tests();
+	hystart_tests();
 	pacing_tests();
 	ack_tests();
 	conn_tests();
