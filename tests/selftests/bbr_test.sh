@@ -5,11 +5,12 @@
 #     connections); 3 is refused;
 #   - QUIC_SOCKOPT_CONFIG congestion_control_algo on the listener
 #     (quic-hq server --cc bbr), with the sysctl at CUBIC.
-# Each moves a file over two namespaces with netem "delay 10ms loss 1%"
-# on both ends and asserts that it arrives intact, that /proc/net/quic
-# showed the server's connection running "bbr" and that its state left
-# Startup (drain, probe_bw or probe_rtt seen).  No speed target: speed is
-# bench/loss's.
+# Each moves a file over two namespaces with netem "delay 10ms loss 1%
+# rate 20mbit" on both ends (the rate, so that there is a bottleneck to
+# find and the transfer lasts long enough to be watched) and asserts that
+# it arrives intact, that /proc/net/quic showed the server's connection
+# running "bbr" and that its state left Startup (drain, probe_bw or
+# probe_rtt seen).  No speed target: speed is bench/loss's.
 set -u
 cd "$(dirname "$0")/../.."
 . tests/interop/lib.sh
@@ -17,7 +18,7 @@ cd "$(dirname "$0")/../.."
 QUIC_HQ=${QUIC_HQ:-tools/quic-hq/quic-hq}
 S=${IO_NS_PREFIX}bbrs C=${IO_NS_PREFIX}bbrc
 SYSCTL=/proc/sys/net/quic/congestion_control
-MB=3
+MB=4
 LIMIT=120	# seconds a transfer gets
 
 echo "TAP version 13"
@@ -40,12 +41,12 @@ fi
 io_certs "$IO_WORK/certs" || exit 1
 mkdir -p "$IO_WORK/www"
 head -c "$((MB * 1024 * 1024))" /dev/urandom > "$IO_WORK/www/file"
-io_pair "$S" "$C" delay 10ms loss 1% || { tap_not_ok "netns pair"; tap_done; exit; }
+io_pair "$S" "$C" delay 10ms loss 1% rate 20mbit || { tap_not_ok "netns pair"; tap_done; exit; }
 
 # transfer NAME SERVER_ARGS...: one download; the server's cong and
 # cong_state columns of /proc/net/quic sampled meanwhile
 transfer() {
-	local name=$1 srv client rc states
+	local name=$1 srv client rc states t0
 	shift
 	rm -rf "$IO_WORK/out" && mkdir -p "$IO_WORK/out"
 	: > "$IO_WORK/states"
@@ -62,6 +63,7 @@ transfer() {
 		--ca "$IO_WORK/certs/ca.pem" --out "$IO_WORK/out" \
 		https://10.99.0.1:4433/file
 	client=$IO_PID
+	t0=$(now)
 	while kill -0 "$client" 2>/dev/null; do
 		# established server connections: cong and cong_state
 		ip netns exec "$S" awk 'NR > 1 && $3 == 1 && $4 == 1 { print $(NF - 1), $NF }' \
@@ -73,7 +75,7 @@ transfer() {
 	io_stop "$srv"
 	states=$(sort "$IO_WORK/states" | uniq -c | awk '{ printf "%s%s %s: %d", (NR > 1 ? ", " : ""), $2, $3, $1 }')
 	if [ $rc = 0 ] && cmp -s "$IO_WORK/www/file" "$IO_WORK/out/file"; then
-		tap_ok "$name: $MB MB arrive intact at 1% loss"
+		tap_ok "$name: $MB MB arrive intact at 1% loss ($(elapsed "$t0") s)"
 	else
 		tap_not_ok "$name: $MB MB arrive intact at 1% loss (exit $rc)"
 		tail -5 "$IO_WORK/client.log" | tap_diag
