@@ -78,9 +78,12 @@
  *   its delivery rate sample is the bytes acknowledged in it over its
  *   duration (no per-packet delivery state); app-limited rounds count
  *   only if they raise the estimate.
+ *   The window also holds extra_acked, the data acknowledged beyond what
+ *   btl_bw explains since the ACK rate last fell below it (ACK
+ *   aggregation), the largest over 10 round trips (1 in Startup).
  *   Left out: BBRv3's responses to loss and ECN (loss and CE marks do not
  *   change the window; persistent congestion does, through the common
- *   rule), the randomized ProbeBW start, the idle restart, extra_acked.
+ *   rule), the randomized ProbeBW start, the idle restart.
  *   The common recovery period still runs, for the undo bookkeeping only.
  */
 
@@ -169,6 +172,11 @@ struct quic_bbr {
 	u64 probe_rtt_done;	/* ProbeRTT end, 0: not down to 4 packets */
 	u64 probe_rtt_round;
 	u64 prior_cwnd;		/* before ProbeRTT */
+	u64 extra_acked[2];	/* ACK aggregation max, this and last window */
+	u64 ea_start;		/* aggregation interval start */
+	u64 ea_delivered;	/* delivered since ea_start */
+	u64 ea_round;		/* round the current window began */
+	u8 ea_idx;
 	u32 probe_rtts;		/* ProbeRTT entries */
 	u8 full_bw_count;
 	u8 cycle_idx;

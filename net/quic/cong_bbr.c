@@ -25,6 +25,8 @@
 #define QUIC_BBR_QUANTA_PKTS	3	/* cwnd headroom for ACK aggregation */
 #define QUIC_BBR_MIN_RTT_WIN_US	(10 * 1000000ULL)	/* MinRTTFilterLen */
 #define QUIC_BBR_PROBE_RTT_US	(200 * 1000ULL)		/* ProbeRTTDuration */
+/* extra_acked: a max over two windows of 5 round trips, 10 in all */
+#define QUIC_BBR_EA_WIN_ROUNDS	5
 #define QUIC_BBR_USEC_PER_SEC	1000000ULL
 
 /* ProbeBW: one phase per min_rtt, probe up, drain the probe, cruise. */
@@ -214,8 +216,40 @@ static void quic_bbr_probe_rtt(struct quic_cong *c, u64 now)
 }
 
 /*
+ * ACK aggregation (draft-ietf-ccwg-bbr, BBR.extra_acked): data acknowledged
+ * beyond btl_bw's share of the time since the ACK rate last fell below
+ * btl_bw, at most cwnd; its max over the last windows.
+ */
+static void quic_bbr_ack_aggregation(struct quic_cong *c, u32 bytes,
+				     bool round_end, u64 now)
+{
+	struct quic_bbr *b = &c->bbr;
+	u64 expected, extra;
+
+	if (round_end && (!b->filled_pipe ||
+			  b->rounds - b->ea_round >= QUIC_BBR_EA_WIN_ROUNDS)) {
+		b->ea_round = b->rounds;
+		b->ea_idx ^= 1;
+		b->extra_acked[b->ea_idx] = 0;
+	}
+	if (!b->btl_bw)
+		return;
+	expected = div64_u64(b->btl_bw * min(now - b->ea_start,
+					     QUIC_CONG_TIME_MAX),
+			     QUIC_BBR_USEC_PER_SEC);
+	if (b->ea_delivered <= expected) {
+		b->ea_delivered = 0;
+		b->ea_start = now;
+		expected = 0;
+	}
+	b->ea_delivered += bytes;
+	extra = min(b->ea_delivered - expected, c->cwnd);
+	b->extra_acked[b->ea_idx] = max(b->extra_acked[b->ea_idx], extra);
+}
+
+/*
  * cwnd: grows by what was acknowledged up to cwnd_gain * BDP plus a few
- * packets for ACK aggregation (before the pipe is full, without the cap
+ * packets and extra_acked for ACK aggregation (before the pipe is full, without the cap
  * once below the target), never below the minimum pipe, and held at it
  * in ProbeRTT.
  */
@@ -223,7 +257,8 @@ static void quic_bbr_set_cwnd(struct quic_cong *c, u32 acked)
 {
 	struct quic_bbr *b = &c->bbr;
 	u64 target = quic_bbr_bdp(c, quic_bbr_cwnd_gain(c)) +
-		     (u64)QUIC_BBR_QUANTA_PKTS * c->mss;
+		     (u64)QUIC_BBR_QUANTA_PKTS * c->mss +
+		     max(b->extra_acked[0], b->extra_acked[1]);
 
 	if (b->filled_pipe)
 		c->cwnd = min(c->cwnd + acked, target);
@@ -244,6 +279,7 @@ static void quic_bbr_on_packet_acked(struct quic_cong *c,
 				     const struct quic_rtt *rtt, u64 now)
 {
 	struct quic_bbr *b = &c->bbr;
+	bool round_end = false;
 
 	b->delivered += p->size;
 	if (!b->round_start) {
@@ -263,7 +299,9 @@ static void quic_bbr_on_packet_acked(struct quic_cong *c,
 		b->round_start = now;
 		b->round_delivered = b->delivered;
 		b->round_app_limited = c->app_limited;
+		round_end = true;
 	}
+	quic_bbr_ack_aggregation(c, p->size, round_end, now);
 	quic_bbr_update_min_rtt(c, rtt, now);
 
 	switch (b->mode) {
