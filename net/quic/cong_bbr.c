@@ -249,9 +249,9 @@ static void quic_bbr_ack_aggregation(struct quic_cong *c, u32 bytes,
 
 /*
  * cwnd: grows by what was acknowledged up to cwnd_gain * BDP plus a few
- * packets and extra_acked for ACK aggregation (before the pipe is full, without the cap
- * once below the target), never below the minimum pipe, and held at it
- * in ProbeRTT.
+ * packets and extra_acked for ACK aggregation (before the pipe is full,
+ * without the cap once below the target), never below the minimum pipe,
+ * and held at it in ProbeRTT.
  */
 static void quic_bbr_set_cwnd(struct quic_cong *c, u32 acked)
 {
