@@ -8,7 +8,8 @@ per sender and one column per loss rate (seconds; "t/o" for a timeout,
 "fail" for a failed transfer), then the ratio of each of our senders to
 ngtcp2's.  With matplotlib, writes RECORDS.png (time by loss, one line per
 sender, one panel per RTT) and, if RECORDS-cwnd.tsv exists next to it
-(time, cwnd bytes, smoothed RTT us, datagram size), RECORDS-cwnd.png.
+(time, cwnd bytes, smoothed RTT us, datagram size, congestion control
+state), RECORDS-cwnd.png.
 """
 
 import os

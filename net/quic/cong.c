@@ -8,9 +8,11 @@
 
 #include <linux/kernel.h>
 #include <linux/errno.h>
+#include <linux/math64.h>
 #include <linux/string.h>
 
 #include "cong.h"
+#include "pacing.h"
 
 /* §7.2 */
 u64 quic_cong_initial_window(u32 mss)
@@ -34,6 +36,8 @@ static const struct quic_cong_ops *quic_cong_lookup(enum quic_cong_algo algo)
 		return &quic_cong_reno_ops;
 	case QUIC_CONG_ALG_CUBIC:
 		return &quic_cong_cubic_ops;
+	case QUIC_CONG_ALG_BBR:
+		return &quic_cong_bbr_ops;
 	default:
 		return NULL;
 	}
@@ -43,8 +47,6 @@ int quic_cong_init(struct quic_cong *c, enum quic_cong_algo algo, u32 mss)
 {
 	const struct quic_cong_ops *ops;
 
-	if (algo == QUIC_CONG_ALG_BBR)
-		return -EOPNOTSUPP;
 	ops = quic_cong_lookup(algo);
 	if (!ops || !mss)
 		return -EINVAL;
@@ -55,6 +57,7 @@ int quic_cong_init(struct quic_cong *c, enum quic_cong_algo algo, u32 mss)
 	c->mss = mss;
 	c->cwnd = quic_cong_initial_window(mss);
 	c->ssthresh = U64_MAX;
+	quic_hystart_init(&c->hystart);
 	ops->init(c);
 	return 0;
 }
@@ -88,25 +91,46 @@ void quic_cong_on_packet_removed(struct quic_cong *c,
 	c->bytes_in_flight -= min_t(u64, c->bytes_in_flight, p->size);
 }
 
+/* §7.3.1, HyStart++ in the initial slow start */
+static void quic_cong_slow_start(struct quic_cong *c,
+				 const struct quic_sent_meta *p,
+				 const struct quic_rtt *rtt, u64 now)
+{
+	bool exit;
+
+	if (c->ssthresh != U64_MAX) {
+		c->cwnd += p->size;
+		return;
+	}
+	c->cwnd += quic_hystart_on_ack(&c->hystart, p->sent_time, p->size,
+				       rtt->has_sample ? rtt->latest : 0, now,
+				       &exit);
+	if (exit)
+		c->ssthresh = c->cwnd;
+}
+
 /* Appendix B.5 OnPacketAcked() */
 void quic_cong_on_packet_acked(struct quic_cong *c,
 			       const struct quic_sent_meta *p,
 			       const struct quic_rtt *rtt, u64 now)
 {
+	bool in_recovery;
+
 	if (!p->in_flight)
 		return;
 	quic_cong_on_packet_removed(c, p);
-
-	if (c->in_recovery) {
-		if (p->sent_time <= c->recovery_start)
-			return;
-		/* §7.3.2: a packet sent during recovery was acknowledged */
+	in_recovery = quic_cong_in_recovery(c, p->sent_time);
+	/* §7.3.2: a packet sent during recovery was acknowledged */
+	if (!in_recovery)
 		c->in_recovery = false;
+	if (c->ops->on_packet_acked) {
+		c->ops->on_packet_acked(c, p, rtt, now);
+		return;
 	}
-	if (c->app_limited)
+	if (in_recovery || c->app_limited)
 		return;
 	if (quic_cong_in_slow_start(c)) {
-		c->cwnd += p->size;
+		quic_cong_slow_start(c, p, rtt, now);
 		return;
 	}
 	c->ops->on_ack(c, p->size, rtt, now);
@@ -118,9 +142,10 @@ static void quic_cong_save(struct quic_cong *c)
 
 	u->cwnd = c->cwnd;
 	u->ssthresh = c->ssthresh;
+	u->recovery_start = c->recovery_start;
 	if (c->algo == QUIC_CONG_ALG_CUBIC)
 		u->cubic = c->cubic;
-	else
+	else if (c->algo == QUIC_CONG_ALG_RENO)
 		u->reno = c->reno;
 	u->valid = true;
 }
@@ -152,8 +177,10 @@ bool quic_cong_on_spurious_loss(struct quic_cong *c, u32 episode)
 	c->ssthresh = u->ssthresh;
 	if (c->algo == QUIC_CONG_ALG_CUBIC)
 		c->cubic = u->cubic;
-	else
+	else if (c->algo == QUIC_CONG_ALG_RENO)
 		c->reno = u->reno;
+	/* losses of what was sent since the last real event count again */
+	c->recovery_start = u->recovery_start;
 	c->in_recovery = false;
 	u->valid = false;
 	return true;
@@ -205,6 +232,12 @@ bool quic_cong_on_ecn(struct quic_cong *c, u64 *ce_seen, u64 ce_reported,
 	return true;
 }
 
+void quic_cong_on_tx_stop(struct quic_cong *c, bool idle, u64 now)
+{
+	quic_cong_set_app_limited(c, idle && quic_cong_window_left(c) >= c->mss,
+				  now);
+}
+
 /* §7.8 */
 void quic_cong_set_app_limited(struct quic_cong *c, bool limited, u64 now)
 {
@@ -213,4 +246,26 @@ void quic_cong_set_app_limited(struct quic_cong *c, bool limited, u64 now)
 	c->app_limited = limited;
 	if (c->ops->on_app_limited)
 		c->ops->on_app_limited(c, limited, now);
+}
+
+u64 quic_cong_pacing_window(const struct quic_cong *c, u64 srtt)
+{
+	u64 rate;
+
+	if (!c->ops->pacing_rate || !srtt)
+		return c->cwnd;
+	/* rate = 1.25 * window / srtt */
+	rate = min(c->ops->pacing_rate(c, srtt), QUIC_CONG_RATE_MAX);
+	srtt = min(srtt, QUIC_CONG_TIME_MAX);
+	return max_t(u64, div64_u64(rate * srtt * QUIC_PACING_N_DEN,
+				    QUIC_PACING_N_NUM * 1000000ULL), c->mss);
+}
+
+const char *quic_cong_state_name(const struct quic_cong *c)
+{
+	if (READ_ONCE(c->algo) == QUIC_CONG_ALG_BBR)
+		return quic_bbr_mode_name(c);
+	if (READ_ONCE(c->cwnd) < READ_ONCE(c->ssthresh))
+		return "slow_start";
+	return READ_ONCE(c->in_recovery) ? "recovery" : "avoidance";
 }

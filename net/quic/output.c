@@ -497,7 +497,9 @@ static bool quic_output_datagram(struct sock *sk, u64 now, bool ack_only)
 	if (eliciting && qs->probes)
 		qs->probes--;
 	if (eliciting)
-		quic_pacer_departure(&qs->pacer, qs->cong.cwnd,
+		quic_pacer_departure(&qs->pacer,
+				     quic_cong_pacing_window(&qs->cong,
+							     qs->rtt.smoothed),
 				     qs->rtt.smoothed, skb->len, now);
 	QUIC_INC_STATS(PKT_SENT, n);
 	quic_amp_on_sent(&qs->amp, skb->len);
@@ -555,8 +557,9 @@ bool quic_output_probe(struct sock *sk, u32 size, u64 now)
 	}
 	quic_record_sent(sk, &tp, skb->len, now);
 	quic_key_update_on_sent(sk, tp.hdr.pn, tp.acked);
-	quic_pacer_departure(&qs->pacer, qs->cong.cwnd, qs->rtt.smoothed,
-			     skb->len, now);
+	quic_pacer_departure(&qs->pacer,
+			     quic_cong_pacing_window(&qs->cong, qs->rtt.smoothed),
+			     qs->rtt.smoothed, skb->len, now);
 	QUIC_INC_STATS(PKT_SENT, 1);
 	if (quic_udp_xmit(sk, skb))
 		QUIC_DROP(sk, XMIT);
@@ -572,20 +575,24 @@ bool quic_output_probe(struct sock *sk, u32 size, u64 now)
 static u64 quic_output_departure(struct sock *sk, u64 now)
 {
 	struct quic_sock *qs = quic_sk(sk);
+	u64 w;
 
 	if (!qs->rtt.has_sample || qs->probes ||
 	    quic_cong_window_left(&qs->cong) < qs->max_datagram)
 		return now;
+	/* cwnd, or the window that gives BBR's pacing rate (cong.h) */
+	w = quic_cong_pacing_window(&qs->cong, qs->rtt.smoothed);
 	quic_pacer_set_burst(&qs->pacer,
 			     quic_cong_initial_window(qs->max_datagram),
-			     qs->cong.cwnd, qs->rtt.smoothed);
-	return quic_pacer_peek(&qs->pacer, qs->cong.cwnd, qs->rtt.smoothed,
+			     w, qs->rtt.smoothed);
+	return quic_pacer_peek(&qs->pacer, w, qs->rtt.smoothed,
 			       qs->max_datagram, now);
 }
 
 void quic_output(struct sock *sk)
 {
 	u64 now = quic_now(), when;
+	bool idle = false;
 	int i;
 
 	if (sk->sk_state != QUIC_SS_CONNECTING &&
@@ -608,9 +615,13 @@ void quic_output(struct sock *sk)
 			quic_timer_pace(sk, when);
 			break;
 		}
-		if (!quic_output_datagram(sk, now, false))
+		if (!quic_output_datagram(sk, now, false)) {
+			idle = true;
 			break;
+		}
 	}
+	/* RFC 9002 §7.8: app-limited if it stopped with the window open */
+	quic_cong_on_tx_stop(&quic_sk(sk)->cong, idle, now);
 	quic_timer_rearm(sk);
 }
 

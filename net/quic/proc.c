@@ -111,6 +111,7 @@ static void quic_conn_show(struct seq_file *seq, struct sock *sk)
 	struct quic_sock *qs = quic_sk(sk);
 	struct quic_space *app = &qs->space[QUIC_PN_SPACE_APP];
 	struct quic_streams *st = &qs->streams;
+	const struct quic_cong_ops *ops;
 
 	if (qs->local.sa.sa_family)
 		seq_printf(seq, "%pISpc ", &qs->local.sa);
@@ -136,8 +137,12 @@ static void quic_conn_show(struct seq_file *seq, struct sock *sk)
 		   READ_ONCE(qs->key_phase.updates),
 		   atomic_read(&sk->sk_omem_alloc));
 	quic_ecn_proc_show(seq, sk);
-	seq_printf(seq, " %u %u\n", READ_ONCE(qs->pmtud.search.state),
+	seq_printf(seq, " %u %u", READ_ONCE(qs->pmtud.search.state),
 		   READ_ONCE(qs->pmtud.search.black_holes));
+	/* cong.h; read unlocked (a connect() may be re-initializing it) */
+	ops = READ_ONCE(qs->cong.ops);
+	seq_printf(seq, " %s %s\n", ops ? ops->name : "-",
+		   quic_cong_state_name(&qs->cong));
 }
 
 static int quic_conns_show(struct seq_file *seq, void *v)
@@ -145,7 +150,7 @@ static int quic_conns_show(struct seq_file *seq, void *v)
 	struct net *net = seq_file_single_net(seq);
 	struct quic_sock *qs;
 
-	seq_puts(seq, "local remote state server cwnd in_flight srtt_us pto_count datagram streams unsent peer_max_data max_data read wmem_queued rmem_alloc next_pn largest_acked key_phase key_updates omem_alloc ecn ect0_sent ce_received ce_events ecn_failures pmtud_state pmtud_black_holes\n");
+	seq_puts(seq, "local remote state server cwnd in_flight srtt_us pto_count datagram streams unsent peer_max_data max_data read wmem_queued rmem_alloc next_pn largest_acked key_phase key_updates omem_alloc ecn ect0_sent ce_received ce_events ecn_failures pmtud_state pmtud_black_holes cong cong_state\n");
 	spin_lock_bh(&quic_sock_list_lock);
 	list_for_each_entry(qs, &quic_sock_list, proc_node)
 		if (net_eq(sock_net(&qs->inet.sk), net))

@@ -406,8 +406,8 @@ static int quic_set_ticket(struct sock *sk, sockptr_t optval,
 #define QUIC_CONFIG_MAX_INITIAL_RTT	(60 * USEC_PER_SEC)
 
 /*
- * QUIC_SOCKOPT_CONFIG values the module can honour.  What is not built
- * yet is refused: BBR.  plpmtud_probe_interval turns DPLPMTUD on
+ * QUIC_SOCKOPT_CONFIG values the module can honour (every congestion
+ * controller of enum quic_cong_algo, cong.h).  plpmtud_probe_interval turns DPLPMTUD on
  * (pmtud.h).  validate_peer_address makes a listener send Retry (retry.c).  libquic
  * reads payload_cipher_type, receive_session_ticket and
  * certificate_request back from the socket;
@@ -425,8 +425,6 @@ static int quic_config_check(const struct quic_config *c)
 	    c->validate_peer_address > 1 || c->stream_data_nodelay > 1 ||
 	    c->receive_session_ticket > 1 || c->certificate_request > 2)
 		return -EINVAL;
-	if (c->congestion_control_algo == QUIC_CONG_ALG_BBR)
-		return -EOPNOTSUPP;
 	return 0;
 }
 

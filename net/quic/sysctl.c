@@ -42,9 +42,8 @@
  *			received are reported (ACK_ECN) either way.
  *   congestion_control	the congestion controller of a new connection
  *			when QUIC_SOCKOPT_CONFIG does not choose one:
- *			0 NewReno, 1 CUBIC (the default), the values of
- *			enum quic_cong_algo; 2 (BBR) is refused with EINVAL,
- *			as the socket option refuses it (cong.h).
+ *			0 NewReno, 1 CUBIC (the default), 2 BBR, the values
+ *			of enum quic_cong_algo (cong.h); others EINVAL.
  *
  * The receive buffer also bounds the flow-control windows we advertise
  * (half of it for the connection), so its default is what a connection
@@ -75,7 +74,7 @@ static unsigned long quic_ulong_max = ULONG_MAX;
 static int quic_pending_min = 1;
 static int quic_pending_max = 65536;
 static int quic_cid_len_max = QUIC_CID_MAX_LEN;
-static int quic_cong_max = QUIC_CONG_ALG_CUBIC;
+static int quic_cong_max = QUIC_CONG_ALG_BBR;
 
 static struct ctl_table quic_sysctl_table[] = {
 	{

@@ -386,6 +386,19 @@ int hq_server_args(int argc, char **argv, struct hq_server_opts *o, char *err,
 			o->retry = 1;
 			continue;
 		}
+		if (!strcmp(a, "--cc")) {
+			static const char * const cc[] = { "reno", "cubic", "bbr" };
+			int k;
+
+			if (++i == argc)
+				ERR("--cc needs reno, cubic or bbr");
+			for (k = 0; k < 3 && strcmp(argv[i], cc[k]); k++)
+				;
+			if (k == 3)
+				ERR("--cc needs reno, cubic or bbr");
+			o->cc = k + 1;
+			continue;
+		}
 		if (!strcmp(a, "--no-0rtt")) {
 			o->no_early = 1;
 			continue;

@@ -48,6 +48,7 @@ struct hq_server_opts {
 	const char *cert, *key, *root;
 	uint64_t key_update;		/* --key-update: bytes, 0: none */
 	int retry;			/* --retry: validate_peer_address */
+	int cc;				/* --cc: QUIC_CONG_ALG_* + 1, 0: none */
 	int no_early;			/* --no-0rtt: refuse early data */
 	const char *ticket_key;		/* --ticket-key FILE, or NULL */
 	uint32_t version;		/* --version: preferred, 0: none */

@@ -10,7 +10,7 @@
 
 static const char usage[] =
 "usage: quic-hq server [--alpn A] [--key-update BYTES] [--retry] [--no-0rtt]\n"
-"                      [--ticket-key FILE] [--version v1|v2]\n"
+"                      [--ticket-key FILE] [--version v1|v2] [--cc ALG]\n"
 "                      --listen ADDR:PORT --cert FILE --key FILE --root DIR\n"
 "       quic-hq client [--alpn A] [--key-update BYTES] [--ca FILE | --insecure]\n"
 "                      [--token-file FILE] [--version v1|v2] [--migrate BYTES]\n"
@@ -45,6 +45,9 @@ static const char usage[] =
 "        version_information is moved to v2 (RFC 9368 compatible version\n"
 "        negotiation; the line then ends \", QUIC v2\").  Without it, or\n"
 "        with v1, each client is answered in the version it uses.\n"
+"        --cc reno|cubic|bbr: the connections' congestion controller\n"
+"        (QUIC_SOCKOPT_CONFIG congestion_control_algo); without it, the\n"
+"        sysctl net.quic.congestion_control's.\n"
 "client  downloads every URL (https://HOST[:PORT]/PATH, all on the same\n"
 "        host and port) over one connection, one stream each, all at once,\n"
 "        into DIR (default .) under the path's last name.  The server\n"

@@ -345,13 +345,14 @@ out:
  * --retry: every client's address is validated with a Retry first.
  * --version: the listener's preferred version (v2: v1 clients that offer
  * v2 are moved to it, RFC 9368 compatible version negotiation).
+ * --cc: the congestion controller, which connections take from it.
  */
 static int set_config(int lfd, const struct hq_server_opts *o)
 {
 	struct quic_config c;
 	socklen_t len = sizeof(c);
 
-	if (!o->retry && !o->version)
+	if (!o->retry && !o->version && !o->cc)
 		return 0;
 	if (getsockopt(lfd, SOL_QUIC, QUIC_SOCKOPT_CONFIG, &c, &len))
 		return -1;
@@ -359,6 +360,8 @@ static int set_config(int lfd, const struct hq_server_opts *o)
 		c.validate_peer_address = 1;
 	if (o->version)
 		c.version = o->version;
+	if (o->cc)
+		c.congestion_control_algo = o->cc - 1;
 	return setsockopt(lfd, SOL_QUIC, QUIC_SOCKOPT_CONFIG, &c, sizeof(c));
 }
 

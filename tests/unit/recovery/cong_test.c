@@ -49,7 +49,8 @@ static void select_algorithms(void)
 	EXPECT(c.ops == &quic_cong_reno_ops);
 	EXPECT_EQ(quic_cong_init(&c, QUIC_CONG_ALG_CUBIC, MSS), 0);
 	EXPECT(c.ops == &quic_cong_cubic_ops);
-	EXPECT_EQ(quic_cong_init(&c, QUIC_CONG_ALG_BBR, MSS), -EOPNOTSUPP);
+	EXPECT_EQ(quic_cong_init(&c, QUIC_CONG_ALG_BBR, MSS), 0);
+	EXPECT(c.ops == &quic_cong_bbr_ops);
 	EXPECT_EQ(quic_cong_init(&c, QUIC_CONG_ALG_MAX, MSS), -EINVAL);
 	EXPECT_EQ(quic_cong_init(&c, QUIC_CONG_ALG_RENO, 0), -EINVAL);
 }
@@ -150,6 +151,48 @@ static void recovery_exits_on_ack_of_later_packet(void)
 	EXPECT_EQ(c.reno.acked, MSS);
 }
 
+/*
+ * B.2: the period ended (a later packet was acknowledged), but a packet
+ * sent before it started, found lost only now, is still the same event:
+ * with a window of a few packets the losses of its tail are found by the
+ * acknowledgments of packets sent after the reduction.
+ */
+static void late_loss_of_old_packet_same_event(void)
+{
+	struct quic_cong c;
+
+	reno(&c);
+	lose_one(&c, 0, T0, T0 + 200 * MS);
+	ack_one(&c, 2, T0 + 201 * MS, T0 + 300 * MS);
+	EXPECT(!c.in_recovery);
+	lose_one(&c, 1, T0 + 150 * MS, T0 + 300 * MS);
+	EXPECT_EQ(c.cwnd, 6000);
+	EXPECT_EQ(c.episode, 1);
+	EXPECT_EQ(c.recovery_start, T0 + 200 * MS);
+	/* nor does its late acknowledgment grow the window */
+	ack_one(&c, 3, T0 + 199 * MS, T0 + 310 * MS);
+	EXPECT_EQ(c.reno.acked, MSS);
+}
+
+/* An undone event gives the losses after the one before it their due. */
+static void undo_restores_recovery_start(void)
+{
+	struct quic_sent_meta p = rt_pkt(1, T0 + 300 * MS, MSS, true);
+	struct quic_cong c;
+
+	reno(&c);
+	lose_one(&c, 0, T0, T0 + 200 * MS);
+	EXPECT_EQ(c.cwnd, 6000);
+	quic_cong_on_packet_sent(&c, &p);
+	quic_cong_on_packets_lost(&c, &p, 1, false, T0 + 400 * MS);
+	EXPECT_EQ(c.cwnd, 3000);
+	EXPECT(quic_cong_on_spurious_loss(&c, c.episode));
+	EXPECT_EQ(c.cwnd, 6000);
+	EXPECT_EQ(c.recovery_start, T0 + 200 * MS);
+	lose_one(&c, 2, T0 + 250 * MS, T0 + 500 * MS);
+	EXPECT_EQ(c.cwnd, 3000);
+}
+
 static void congestion_avoidance_one_mss_per_window(void)
 {
 	struct quic_cong c;
@@ -220,6 +263,31 @@ static void app_limited_cleared_when_window_full(void)
 	EXPECT(!c.app_limited);
 	quic_cong_on_packet_acked(&c, &p, &rtt, T0 + 100 * MS);
 	EXPECT_EQ(c.cwnd, 12000 + MSS);
+}
+
+/* §7.8 from the TX path: idle with the window open, not when it is full */
+static void tx_stop_marks_app_limited(void)
+{
+	struct quic_sent_meta p;
+	struct quic_cong c;
+	int i;
+
+	reno(&c);
+	quic_cong_on_tx_stop(&c, true, T0);
+	EXPECT(c.app_limited);
+	quic_cong_on_tx_stop(&c, false, T0);	/* the pacer stopped it */
+	EXPECT(!c.app_limited);
+	for (i = 0; i < 9; i++) {
+		p = rt_pkt(i, T0, MSS, true);
+		quic_cong_on_packet_sent(&c, &p);
+	}
+	quic_cong_on_tx_stop(&c, true, T0);	/* one datagram of room */
+	EXPECT(c.app_limited);
+	p = rt_pkt(9, T0, MSS, true);
+	quic_cong_on_packet_sent(&c, &p);
+	EXPECT(!c.app_limited);
+	quic_cong_on_tx_stop(&c, true, T0);	/* window full */
+	EXPECT(!c.app_limited);
 }
 
 static void ecn_ce_is_congestion_event(void)
@@ -384,11 +452,14 @@ static const struct rt_case cases[] = {
 	RT_CASE(one_reduction_per_recovery_period),
 	RT_CASE(no_growth_for_packets_sent_before_recovery),
 	RT_CASE(recovery_exits_on_ack_of_later_packet),
+	RT_CASE(late_loss_of_old_packet_same_event),
+	RT_CASE(undo_restores_recovery_start),
 	RT_CASE(congestion_avoidance_one_mss_per_window),
 	RT_CASE(minimum_window_floor),
 	RT_CASE(persistent_congestion_collapses),
 	RT_CASE(app_limited_no_growth),
 	RT_CASE(app_limited_cleared_when_window_full),
+	RT_CASE(tx_stop_marks_app_limited),
 	RT_CASE(ecn_ce_is_congestion_event),
 	RT_CASE(ecn_ce_unchanged_count_ignored),
 	RT_CASE(ecn_ce_within_recovery_no_second_reduction),

@@ -21,6 +21,8 @@ int main(void)
 	loss_tests();
 	cong_tests();
 	cubic_tests();
+	bbr_tests();
+	hystart_tests();
 	pacing_tests();
 	ack_tests();
 	conn_tests();

@@ -36,6 +36,8 @@ void rtt_tests(void);
 void loss_tests(void);
 void cong_tests(void);
 void cubic_tests(void);
+void bbr_tests(void);
+void hystart_tests(void);
 void pacing_tests(void);
 void ack_tests(void);
 void conn_tests(void);

@@ -16,5 +16,6 @@
 #define likely(x)		__builtin_expect(!!(x), 1)
 #define unlikely(x)		__builtin_expect(!!(x), 0)
 #define fallthrough		__attribute__((__fallthrough__))
+#define READ_ONCE(x)		(*(const volatile typeof(x) *)&(x))
 
 #endif

@@ -7,5 +7,6 @@
 #define max(a, b)	((a) > (b) ? (a) : (b))
 #define min_t(t, a, b)	((t)(a) < (t)(b) ? (t)(a) : (t)(b))
 #define max_t(t, a, b)	((t)(a) > (t)(b) ? (t)(a) : (t)(b))
+#define clamp(v, lo, hi)	min(max(v, lo), hi)
 
 #endif
