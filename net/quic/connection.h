@@ -192,7 +192,6 @@ int quic_backlog_rcv(struct sock *sk, struct sk_buff *skb);
 void quic_input_hold_retry(struct sock *sk);
 
 /* output.c */
-struct quic_frame_tx *quic_frame_tx_alloc(u8 type, u8 level, u16 raw_len);
 void quic_output_requeue(struct sock *sk, const struct quic_frame_tx *f);
 void quic_output(struct sock *sk);
 int quic_output_ctrl(struct sock *sk, u8 level, const u8 *raw, u16 len,

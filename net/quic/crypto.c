@@ -113,10 +113,13 @@ struct quic_crypto_slot {
 /*
  * The requests of one direction, one per packet of a batch.  Each slot is
  * its own kmalloc() so that hardware drivers may DMA from the request
- * context.  One batch at a time per direction.  A slot takes about 2 kB,
+ * context.  One batch at a time per direction.  A slot takes 1 to 2 kB,
  * so a connection gets only QUIC_CRYPTO_BATCH_HS of them until its 1-RTT
  * keys are in: a server keeps many connections in their handshake, and
  * their memory is bounded by their number (socket.c, pending connections).
+ * In sync mode every request completes before the next one is submitted,
+ * so one slot serves the whole batch, in turn: a pool of sync transforms
+ * only has one (an idle connection kept 32 slots, 64 kB, before).
  */
 struct quic_crypto_pool {
 	unsigned long		flags;
@@ -301,6 +304,8 @@ static int quic_crypto_pool_reserve(struct quic_crypto_ctx *ctx, bool send,
 	struct quic_crypto_pool *pool;
 	unsigned int i, reqsize = 0;
 
+	if (!ctx->async)
+		nslots = 1;	/* reused packet after packet */
 	for (i = 0; i < QUIC_CRYPTO_GENS; i++)
 		if (dir->gen[i].aead)
 			reqsize = max(reqsize,
@@ -893,6 +898,16 @@ static int quic_crypto_submit(struct quic_crypto_ctx *ctx,
 	return 0;
 }
 
+/*
+ * The slot of a batch's packet @i: its own, or the only one of a pool of
+ * sync transforms (quic_crypto_pool_reserve()), free again by now.
+ */
+static struct quic_crypto_slot *
+quic_crypto_slot_of(const struct quic_crypto_pool *pool, unsigned int i)
+{
+	return pool->slot[pool->nslots == 1 ? 0 : i];
+}
+
 static int quic_crypto_batch_run(struct quic_crypto_ctx *ctx,
 				 struct quic_crypto_batch *batch, bool enc)
 {
@@ -906,7 +921,7 @@ static int quic_crypto_batch_run(struct quic_crypto_ctx *ctx,
 		return -EINVAL;
 	if (!pool)
 		return -ENOKEY;
-	if (batch->n > pool->nslots)
+	if (pool->nslots > 1 && batch->n > pool->nslots)
 		return -EINVAL;
 	if (test_and_set_bit_lock(QUIC_CRYPTO_POOL_BUSY, &pool->flags))
 		return -EBUSY;
@@ -917,7 +932,13 @@ static int quic_crypto_batch_run(struct quic_crypto_ctx *ctx,
 	for (i = 0; i < batch->n; i++) {
 		pkt = &batch->pkts[i];
 		pkt->err = -EINPROGRESS;
-		err = quic_crypto_submit(ctx, pool->slot[i], batch, pkt);
+		/* A shared slot still in use (cannot happen with sync AEADs) */
+		if (pool->nslots == 1 && atomic_read(&batch->pending) > 1) {
+			pkt->err = -EBUSY;
+			continue;
+		}
+		err = quic_crypto_submit(ctx, quic_crypto_slot_of(pool, i),
+					 batch, pkt);
 		if (err)
 			pkt->err = err;
 	}
@@ -939,9 +960,10 @@ static int quic_crypto_batch_run(struct quic_crypto_ctx *ctx,
  *   -EBUSY	    a batch of this direction is still in flight, nothing
  *		    was submitted: retry from its done callback;
  *   -EINVAL, -ENOKEY  the batch itself is unusable (too many packets:
- *		    more than QUIC_CRYPTO_BATCH, or QUIC_CRYPTO_BATCH_HS
- *		    before 1-RTT keys; no done callback in async mode; no
- *		    keys installed yet), nothing was submitted.
+ *		    more than QUIC_CRYPTO_BATCH, or in async mode
+ *		    QUIC_CRYPTO_BATCH_HS before 1-RTT keys; no done callback
+ *		    in async mode; no keys installed yet), nothing was
+ *		    submitted.
  * A packet's err is 0 or a negative errno; the packet must not be sent
  * unless it is 0.
  */

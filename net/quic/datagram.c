@@ -10,6 +10,7 @@
 #include "datagram.h"
 #include "frame.h"
 #include "socket.h"
+#include "txcache.h"
 #include "varint.h"
 
 /* The short header at its largest: first byte, DCID, 4-byte PN. */

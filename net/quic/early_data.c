@@ -51,6 +51,7 @@
 
 #include "compatvn.h"
 #include "socket.h"
+#include "txcache.h"
 
 #define QUIC_REPLAY_SLOTS	4096
 #define QUIC_REPLAY_WINDOW	(60 * HZ)
@@ -300,12 +301,12 @@ static void quic_early_data_drop_flight(struct sock *sk, bool keep)
 			list_del(&f->list);
 			if (quic_stream_frame_lost(sk, f) ||
 			    (!keep && f->type == QUIC_FRAME_STREAM)) {
-				kfree(f);
+				quic_frame_tx_free(f);
 				continue;
 			}
 			list_add_tail(&f->list, &space->frames);
 		}
-		kfree(sp);
+		quic_sent_pkt_free_rec(sp);
 	}
 	if (!keep)
 		quic_frames_free(&space->frames);

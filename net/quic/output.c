@@ -17,6 +17,7 @@
 
 #include "frame.h"
 #include "socket.h"
+#include "txcache.h"
 #include "udp.h"
 #include "varint.h"
 #include "version.h"
@@ -28,25 +29,6 @@
 #define QUIC_TX_BURST		64
 /* A long header with two CIDs of 20 bytes, a 2-byte Length and PN. */
 #define QUIC_HDR_MAX		(1 + 4 + 1 + 20 + 1 + 20 + 1 + 2 + 4)
-
-struct quic_frame_tx *quic_frame_tx_alloc(u8 type, u8 level, u16 raw_len)
-{
-	struct quic_frame_tx *f;
-
-	f = kzalloc(struct_size(f, raw, raw_len), GFP_ATOMIC);
-	if (f) {
-		f->type = type;
-		f->level = level;
-		f->len = raw_len;
-		f->raw_len = raw_len;
-	}
-	return f;
-}
-
-static struct quic_frame_tx *quic_frame_tx_dup(const struct quic_frame_tx *f)
-{
-	return kmemdup(f, struct_size(f, raw, f->raw_len), GFP_ATOMIC);
-}
 
 /* Send @f again as it is, in its level's queue. */
 void quic_output_requeue(struct sock *sk, const struct quic_frame_tx *f)
@@ -179,7 +161,7 @@ static bool quic_fill_frames(struct sock *sk, u8 id, struct quic_wr *wr,
 			r = quic_stream_fill_retx(sk, wr, f, sent);
 			if (r == QUIC_RETX_DROP) {
 				list_del(&f->list);
-				kfree(f);
+				quic_frame_tx_free(f);
 				continue;
 			}
 			if (r == QUIC_RETX_ROOM)
@@ -226,7 +208,7 @@ static bool quic_fill_frames(struct sock *sk, u8 id, struct quic_wr *wr,
 		if (!f)
 			break;
 		if (!quic_put_crypto(wr, tx, tx->sent, &len)) {
-			kfree(f);
+			quic_frame_tx_free(f);
 			break;
 		}
 		f->offset = tx->sent;
@@ -376,13 +358,12 @@ static void quic_record_sent(struct sock *sk, struct quic_tx_pkt *tp,
 
 	if (!tp->eliciting)
 		return;
-	sp = kzalloc(sizeof(*sp), GFP_ATOMIC);
+	sp = quic_sent_pkt_alloc();
 	if (!sp) {
 		/* Unrecorded: its frames go back to be sent again. */
 		list_splice_tail_init(&tp->frames, &space->frames);
 		return;
 	}
-	INIT_LIST_HEAD(&sp->frames);
 	list_splice_tail_init(&tp->frames, &sp->frames);
 	sp->meta.pn = tp->hdr.pn;
 	sp->meta.sent_time = now;
@@ -674,14 +655,14 @@ void quic_frames_free(struct list_head *frames)
 
 	list_for_each_entry_safe(f, tmp, frames, list) {
 		list_del(&f->list);
-		kfree(f);
+		quic_frame_tx_free(f);
 	}
 }
 
 static void quic_sent_pkt_free(struct quic_sent_pkt *sp)
 {
 	quic_frames_free(&sp->frames);
-	kfree(sp);
+	quic_sent_pkt_free_rec(sp);
 }
 
 void quic_sent_free(struct quic_space *space)
@@ -779,12 +760,12 @@ static void quic_on_lost(struct sock *sk, struct quic_space *space,
 		if (quic_datagram_frame_lost(sk, f) ||
 		    quic_stream_frame_lost(sk, f)) {
 			list_del(&f->list);
-			kfree(f);
+			quic_frame_tx_free(f);
 			continue;
 		}
 		list_move_tail(&f->list, &space->frames);
 	}
-	kfree(sp);
+	quic_sent_pkt_free_rec(sp);
 }
 
 #define QUIC_LOST_BATCH	32

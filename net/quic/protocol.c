@@ -13,6 +13,7 @@
 
 #include "selftest.h"
 #include "socket.h"
+#include "txcache.h"
 
 static struct proto quic_prot = {
 	.name		= "QUIC",
@@ -158,9 +159,12 @@ static int __init quic_init(void)
 	err = quic_early_data_init();
 	if (err)
 		goto err_cid;
-	err = proto_register(&quic_prot, 1);
+	err = quic_txcache_init();
 	if (err)
 		goto err_early;
+	err = proto_register(&quic_prot, 1);
+	if (err)
+		goto err_txcache;
 	err = proto_register(&quicv6_prot, 1);
 	if (err)
 		goto err_proto;
@@ -182,6 +186,8 @@ err_protosw:
 	proto_unregister(&quicv6_prot);
 err_proto:
 	proto_unregister(&quic_prot);
+err_txcache:
+	quic_txcache_exit();
 err_early:
 	quic_early_data_exit();
 err_cid:
@@ -203,6 +209,7 @@ static void __exit quic_exit(void)
 	quic_protosw_unregister(quic_protosw, ARRAY_SIZE(quic_protosw), false);
 	proto_unregister(&quicv6_prot);
 	proto_unregister(&quic_prot);
+	quic_txcache_exit();
 	quic_early_data_exit();
 	quic_cid_table_exit();
 	quic_proc_exit();

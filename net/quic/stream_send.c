@@ -21,6 +21,7 @@
 
 #include "frame.h"
 #include "socket.h"
+#include "txcache.h"
 #include "stream.h"
 #include "varint.h"
 
@@ -501,7 +502,7 @@ static int quic_stream_fill_new(struct sock *sk, struct quic_stream *s,
 	if (!f)
 		return QUIC_FILL_ROOM;
 	if (quic_put_stream(wr, s, s->sent, n, fin)) {
-		kfree(f);
+		quic_frame_tx_free(f);
 		return QUIC_FILL_ROOM;
 	}
 	f->stream_id = s->id;
@@ -530,7 +531,7 @@ static bool quic_put_ctrl(struct quic_wr *wr, struct list_head *sent,
 		return false;
 	n = quic_frame_encode(wr->p, quic_wr_left(wr), fr);
 	if (n < 0) {
-		kfree(f);
+		quic_frame_tx_free(f);
 		return false;
 	}
 	wr->p += n;
@@ -735,7 +736,7 @@ enum quic_retx_result quic_stream_fill_retx(struct sock *sk,
 			return QUIC_RETX_ROOM;
 	}
 	if (quic_put_stream(wr, s, f->offset, n, fin)) {
-		kfree(head);
+		quic_frame_tx_free(head);
 		return QUIC_RETX_ROOM;
 	}
 	if (!head) {
