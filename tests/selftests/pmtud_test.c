@@ -68,9 +68,14 @@ static void topo_del(void)
 		printf("# netns cleanup failed\n");
 }
 
-/* pmc (10.99.1.1) -- pms (10.99.1.2), both links of @mtu. */
+/*
+ * pmc (10.99.1.1) -- pms (10.99.1.2), both links of @mtu.  Each topology
+ * first removes the namespaces of this run's tag that a case killed by its
+ * alarm left behind, which would make the next case's "ip netns add" fail.
+ */
 static int topo_direct(int mtu)
 {
+	topo_del();
 	return sh("set -e; ip netns add pmc%s; ip netns add pms%s;"
 		  "ip link add vc netns pmc%s type veth peer name vs netns pms%s;"
 		  "ip -n pmc%s addr add 10.99.1.1/24 dev vc;"
@@ -83,6 +88,7 @@ static int topo_direct(int mtu)
 /* pmc (10.99.1.1) -- pmr (forwards) -- pms (10.99.2.1), all 1500. */
 static int topo_router(void)
 {
+	topo_del();
 	return sh("set -e; for n in pmc pmr pms; do ip netns add ${n}%s;"
 		  " ip -n ${n}%s link set lo up; done;"
 		  "ip link add vc netns pmc%s type veth peer name rc netns pmr%s;"
