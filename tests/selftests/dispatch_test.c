@@ -25,7 +25,7 @@
 
 #define SYSCTL_PENDING	"/proc/sys/net/quic/max_pending_connections"
 #define SYSCTL_RETRY	"/proc/sys/net/quic/retry_threshold"
-#define LONG_ALARM	170	/* the tests with hundreds of connections */
+#define LONG_ALARM	(170 * test_slow()) /* tests with hundreds of connections */
 #define MAX_SERVERS	4
 #define MAX_CLIENTS	200
 #define HS_TIMEO	60	/* seconds a client waits for its handshake */
