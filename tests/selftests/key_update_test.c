@@ -211,57 +211,6 @@ static int ends_with_port(const char *s, int port)
 }
 
 /*
- * key_phase and key_updates of the connection of @fd in /proc/net/quic,
- * found by its local and remote ports; the columns by their names in the
- * header line.  0, or -1 if not found.
- */
-static int proc_key_state(int fd, int *phase, long *updates)
-{
-	struct sockaddr_storage l, r;
-	socklen_t ll = sizeof(l), rl = sizeof(r);
-	int col_phase = -1, col_updates = -1, i, found = -1;
-	char line[1024], *tok, *save;
-	FILE *f;
-
-	if (getsockname(fd, (struct sockaddr *)&l, &ll) ||
-	    getpeername(fd, (struct sockaddr *)&r, &rl))
-		return -1;
-	f = fopen("/proc/net/quic", "r");
-	if (!f)
-		return -1;
-	if (fgets(line, sizeof(line), f))
-		for (i = 0, tok = strtok_r(line, " \n", &save); tok;
-		     i++, tok = strtok_r(NULL, " \n", &save)) {
-			if (!strcmp(tok, "key_phase"))
-				col_phase = i;
-			if (!strcmp(tok, "key_updates"))
-				col_updates = i;
-		}
-	while (found && col_phase >= 0 && col_updates >= 0 &&
-	       fgets(line, sizeof(line), f)) {
-		int match = 0;
-
-		for (i = 0, tok = strtok_r(line, " \n", &save); tok;
-		     i++, tok = strtok_r(NULL, " \n", &save)) {
-			if (i == 0 && ends_with_port(tok, port_of(&l)))
-				match++;
-			if (i == 1 && ends_with_port(tok, port_of(&r)))
-				match++;
-			if (match == 2 && i == col_phase)
-				*phase = atoi(tok);
-			if (match == 2 && i == col_updates) {
-				*updates = atol(tok);
-				found = 0;
-			}
-		}
-	}
-	fclose(f);
-	if (col_phase < 0 || col_updates < 0)
-		printf("# /proc/net/quic has no key_phase/key_updates column\n");
-	return found;
-}
-
-/*
  * The column @name of the connection of @fd in /proc/net/quic, into @v.
  * 0, or -1 if there is no such column or connection.
  */
@@ -303,6 +252,18 @@ static int proc_column(int fd, const char *name, long *v)
 	if (col < 0)
 		printf("# /proc/net/quic has no %s column\n", name);
 	return found;
+}
+
+/* key_phase and key_updates of the connection of @fd in /proc/net/quic. */
+static int proc_key_state(int fd, int *phase, long *updates)
+{
+	long p;
+
+	if (proc_column(fd, "key_phase", &p) ||
+	    proc_column(fd, "key_updates", updates))
+		return -1;
+	*phase = (int)p;
+	return 0;
 }
 
 /* /proc/net/quic agrees with the @n updates the events told of. */
