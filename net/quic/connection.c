@@ -31,6 +31,31 @@ void quic_set_state(struct sock *sk, int state)
 		sk->sk_state_change(sk);
 }
 
+/*
+ * Process context, keys_work: free what the Initial and Handshake spaces
+ * that quic_conn_discard_space() gave up still hold: their keys, their
+ * handshake bytes and queued frames.
+ */
+static void quic_conn_keys_work(struct work_struct *work)
+{
+	struct quic_sock *qs = container_of(work, struct quic_sock, keys_work);
+	struct sock *sk = &qs->inet.sk;
+	struct quic_space *space;
+	u8 id;
+
+	lock_sock(sk);
+	for (id = QUIC_PN_SPACE_INITIAL; id < QUIC_PN_SPACE_APP; id++) {
+		space = &qs->space[id];
+		if (!space->discarded)
+			continue;
+		quic_crypto_discard(&qs->crypto, quic_level_of_space(id));
+		quic_crypto_frames_tx_release(space);
+		quic_frames_free(&space->frames);
+	}
+	release_sock(sk);
+	sock_put(sk);		/* quic_queue_work()'s */
+}
+
 static void quic_space_init(struct quic_space *space)
 {
 	memset(space, 0, sizeof(*space));
@@ -109,6 +134,7 @@ void quic_conn_init(struct sock *sk)
 	quic_retry_init(sk);
 	quic_compat_init(sk);
 	quic_early_data_sock_init(sk);
+	INIT_WORK(&qs->keys_work, quic_conn_keys_work);
 	quic_pmtud_init(sk);
 	quic_path_init(sk);
 }
@@ -124,6 +150,8 @@ void quic_conn_free(struct sock *sk)
 	quic_retry_free(sk);
 	quic_compat_free(sk);
 	quic_early_data_sock_free(sk);
+	if (cancel_work_sync(&qs->keys_work))
+		__sock_put(sk);	/* the reference of the work not run */
 	quic_streams_free(sk);
 	quic_cid_set_free(sk, &qs->cids);
 	for (i = 0; i < QUIC_PN_SPACE_MAX; i++)
@@ -397,8 +425,11 @@ void quic_conn_established(struct sock *sk)
 
 /*
  * Stop using a space (RFC 9001 §4.9): no more packets are sent or accepted
- * in it, and what it had in flight no longer counts.  The keys themselves
- * are freed in process context when the socket goes.
+ * in it, and what it had in flight no longer counts.  Its keys (AEAD and
+ * header protection transforms, a generic GHASH table of 4 kB each) are
+ * freed by keys_work: this may run in softirq context, where transforms
+ * may not be freed.  Until then the space's discarded flag keeps every
+ * path off them; after, the level is not ready and has no keys (crypto.c).
  */
 void quic_conn_discard_space(struct sock *sk, u8 space_id)
 {
@@ -415,6 +446,8 @@ void quic_conn_discard_space(struct sock *sk, u8 space_id)
 	quic_crypto_frames_rx_free(sk, space);
 	quic_ld_discard_space(&qs->ld, space_id);
 	quic_timer_rearm(sk);
+	if (space_id != QUIC_PN_SPACE_APP)
+		quic_queue_work(sk, &qs->keys_work);
 }
 
 /* RFC 9000 §10.2: closing and draining last three times the PTO. */

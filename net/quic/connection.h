@@ -179,6 +179,7 @@ u64 quic_now(void);
 /* crypto_frames.c */
 void quic_crypto_frames_init(struct quic_space *space);
 void quic_crypto_frames_rx_free(struct sock *sk, struct quic_space *space);
+void quic_crypto_frames_tx_release(struct quic_space *space);
 void quic_crypto_frames_free(struct sock *sk, struct quic_space *space);
 int quic_crypto_frames_write(struct sock *sk, u8 level, struct msghdr *msg,
 			     size_t len);

@@ -352,7 +352,7 @@ static struct quic_crypto *quic_crypto_level_get(struct quic_crypto_ctx *ctx,
 	c->tx.ngen = QUIC_CRYPTO_GENS - 1;
 	c->rx.ngen = QUIC_CRYPTO_GENS;
 	atomic64_set(&c->rx_first_pn, QUIC_CRYPTO_PN_NONE);
-	ctx->level[level] = c;
+	WRITE_ONCE(ctx->level[level], c);	/* read by quic_crypto_levels() */
 	return c;
 }
 
@@ -522,7 +522,10 @@ int quic_crypto_set_fixed_keys(struct quic_crypto_ctx *ctx, u8 level,
 	return __quic_crypto_install(ctx, level, false, cipher, zero, NULL);
 }
 
-/* Process context: drop a level's keys (RFC 9001 §4.9). */
+/*
+ * Process context: drop a level's keys (RFC 9001 §4.9), transforms
+ * included.  Lookups of the level then find no keys (-ENOKEY, not ready).
+ */
 void quic_crypto_discard(struct quic_crypto_ctx *ctx, u8 level)
 {
 	struct quic_crypto *c;
@@ -531,7 +534,7 @@ void quic_crypto_discard(struct quic_crypto_ctx *ctx, u8 level)
 		return;
 	quic_crypto_wait(ctx);
 	c = ctx->level[level];
-	ctx->level[level] = NULL;
+	WRITE_ONCE(ctx->level[level], NULL);
 	quic_crypto_dir_free(&c->tx);
 	quic_crypto_dir_free(&c->rx);
 	kfree_sensitive(c);
@@ -548,6 +551,21 @@ void quic_crypto_ctx_free(struct quic_crypto_ctx *ctx)
 	quic_crypto_pool_free(ctx->pool[1]);
 	ctx->pool[0] = NULL;
 	ctx->pool[1] = NULL;
+}
+
+/*
+ * The levels that hold keys, a bit per enum quic_crypto_level: for
+ * /proc/net/quic, which reads it without the socket lock.
+ */
+u8 quic_crypto_levels(const struct quic_crypto_ctx *ctx)
+{
+	u8 mask = 0;
+	int i;
+
+	for (i = 0; i < QUIC_CRYPTO_MAX; i++)
+		if (READ_ONCE(ctx->level[i]))
+			mask |= BIT(i);
+	return mask;
 }
 
 bool quic_crypto_ready(const struct quic_crypto_ctx *ctx, u8 level, bool send)

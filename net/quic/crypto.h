@@ -203,6 +203,7 @@ int quic_crypto_set_fixed_keys(struct quic_crypto_ctx *ctx, u8 level,
 			       u32 type);
 void quic_crypto_discard(struct quic_crypto_ctx *ctx, u8 level);
 bool quic_crypto_ready(const struct quic_crypto_ctx *ctx, u8 level, bool send);
+u8 quic_crypto_levels(const struct quic_crypto_ctx *ctx);
 void quic_crypto_wait(struct quic_crypto_ctx *ctx);
 
 u8 quic_crypto_key_phase(const struct quic_crypto_ctx *ctx);

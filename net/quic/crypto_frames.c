@@ -32,6 +32,19 @@ void quic_crypto_frames_rx_free(struct sock *sk, struct quic_space *space)
 	ra->held = 0;
 }
 
+/*
+ * The space is discarded (connection.c): its handshake bytes never go out
+ * again.  The buffer goes; the count of bytes sent stays (early_data.c
+ * reads Initial's) and nothing is left to send.
+ */
+void quic_crypto_frames_tx_release(struct quic_space *space)
+{
+	kvfree(space->crypto_tx.buf);
+	space->crypto_tx.buf = NULL;
+	space->crypto_tx.cap = 0;
+	space->crypto_tx.len = space->crypto_tx.sent;
+}
+
 void quic_crypto_frames_free(struct sock *sk, struct quic_space *space)
 {
 	quic_crypto_frames_rx_free(sk, space);

@@ -139,6 +139,12 @@ static void quic_conn_show(struct seq_file *seq, struct sock *sk)
 	quic_ecn_proc_show(seq, sk);
 	seq_printf(seq, " %u %u", READ_ONCE(qs->pmtud.search.state),
 		   READ_ONCE(qs->pmtud.search.black_holes));
+	/*
+	 * The levels holding keys, a bit per enum quic_crypto_level: 1 (APP
+	 * only) once Initial and Handshake are discarded and freed.  Before
+	 * cong and cong_state, which scripts read as the last two columns.
+	 */
+	seq_printf(seq, " %u", quic_crypto_levels(&qs->crypto));
 	/* cong.h; read unlocked (a connect() may be re-initializing it) */
 	ops = READ_ONCE(qs->cong.ops);
 	seq_printf(seq, " %s %s\n", ops ? ops->name : "-",
@@ -150,7 +156,7 @@ static int quic_conns_show(struct seq_file *seq, void *v)
 	struct net *net = seq_file_single_net(seq);
 	struct quic_sock *qs;
 
-	seq_puts(seq, "local remote state server cwnd in_flight srtt_us pto_count datagram streams unsent peer_max_data max_data read wmem_queued rmem_alloc next_pn largest_acked key_phase key_updates omem_alloc ecn ect0_sent ce_received ce_events ecn_failures pmtud_state pmtud_black_holes cong cong_state\n");
+	seq_puts(seq, "local remote state server cwnd in_flight srtt_us pto_count datagram streams unsent peer_max_data max_data read wmem_queued rmem_alloc next_pn largest_acked key_phase key_updates omem_alloc ecn ect0_sent ce_received ce_events ecn_failures pmtud_state pmtud_black_holes key_levels cong cong_state\n");
 	spin_lock_bh(&quic_sock_list_lock);
 	list_for_each_entry(qs, &quic_sock_list, proc_node)
 		if (net_eq(sock_net(&qs->inet.sk), net))

@@ -140,6 +140,7 @@ struct quic_sock {
 	u32			closing_rx;	/* datagrams seen while closing */
 	struct work_struct	release_work;	/* orphan: release after closing */
 	struct work_struct	key_work;	/* derive the next 1-RTT keys */
+	struct work_struct	keys_work;	/* free discarded spaces' keys */
 
 	/*
 	 * Retry (retry.c).  Client: the Retry it follows, at most one: its

@@ -479,7 +479,8 @@ static int quic_config_started(struct sock *sk, const struct quic_config *c)
 	     c->congestion_control_algo != qs->cong.algo) ||
 	    (c->payload_cipher_type &&
 	     c->payload_cipher_type != qs->config.payload_cipher_type &&
-	     quic_crypto_ready(&qs->crypto, QUIC_CRYPTO_HANDSHAKE, true)))
+	     (quic_crypto_ready(&qs->crypto, QUIC_CRYPTO_HANDSHAKE, true) ||
+	      qs->space[QUIC_PN_SPACE_HANDSHAKE].discarded)))
 		return -EISCONN;
 	if (c->initial_smoothed_rtt &&
 	    c->initial_smoothed_rtt != qs->config.initial_smoothed_rtt) {

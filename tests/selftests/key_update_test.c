@@ -13,6 +13,9 @@
  *   acknowledged, and with ENOTCONN without a connection;
  * - with the sysctl net.quic.key_update_packets set low, both ends update
  *   on their own during a large transfer, which stays intact.
+ * - once the handshake is confirmed, both ends free their Initial and
+ *   Handshake keys: /proc/net/quic's key_levels shows 1-RTT keys only,
+ *   and the connection still moves data and updates its keys.
  *
  * The packet-level behaviour (what the kernel acknowledges in which phase,
  * KEY_UPDATE_ERROR, the AEAD integrity limit) is in key_update_craft_test,
@@ -208,15 +211,14 @@ static int ends_with_port(const char *s, int port)
 }
 
 /*
- * key_phase and key_updates of the connection of @fd in /proc/net/quic,
- * found by its local and remote ports; the columns by their names in the
- * header line.  0, or -1 if not found.
+ * The column @name of the connection of @fd in /proc/net/quic, into @v.
+ * 0, or -1 if there is no such column or connection.
  */
-static int proc_key_state(int fd, int *phase, long *updates)
+static int proc_column(int fd, const char *name, long *v)
 {
 	struct sockaddr_storage l, r;
 	socklen_t ll = sizeof(l), rl = sizeof(r);
-	int col_phase = -1, col_updates = -1, i, found = -1;
+	int col = -1, i, found = -1;
 	char line[1024], *tok, *save;
 	FILE *f;
 
@@ -228,14 +230,10 @@ static int proc_key_state(int fd, int *phase, long *updates)
 		return -1;
 	if (fgets(line, sizeof(line), f))
 		for (i = 0, tok = strtok_r(line, " \n", &save); tok;
-		     i++, tok = strtok_r(NULL, " \n", &save)) {
-			if (!strcmp(tok, "key_phase"))
-				col_phase = i;
-			if (!strcmp(tok, "key_updates"))
-				col_updates = i;
-		}
-	while (found && col_phase >= 0 && col_updates >= 0 &&
-	       fgets(line, sizeof(line), f)) {
+		     i++, tok = strtok_r(NULL, " \n", &save))
+			if (!strcmp(tok, name))
+				col = i;
+	while (found && col >= 0 && fgets(line, sizeof(line), f)) {
 		int match = 0;
 
 		for (i = 0, tok = strtok_r(line, " \n", &save); tok;
@@ -244,18 +242,28 @@ static int proc_key_state(int fd, int *phase, long *updates)
 				match++;
 			if (i == 1 && ends_with_port(tok, port_of(&r)))
 				match++;
-			if (match == 2 && i == col_phase)
-				*phase = atoi(tok);
-			if (match == 2 && i == col_updates) {
-				*updates = atol(tok);
+			if (match == 2 && i == col) {
+				*v = atol(tok);
 				found = 0;
 			}
 		}
 	}
 	fclose(f);
-	if (col_phase < 0 || col_updates < 0)
-		printf("# /proc/net/quic has no key_phase/key_updates column\n");
+	if (col < 0)
+		printf("# /proc/net/quic has no %s column\n", name);
 	return found;
+}
+
+/* key_phase and key_updates of the connection of @fd in /proc/net/quic. */
+static int proc_key_state(int fd, int *phase, long *updates)
+{
+	long p;
+
+	if (proc_column(fd, "key_phase", &p) ||
+	    proc_column(fd, "key_updates", updates))
+		return -1;
+	*phase = (int)p;
+	return 0;
 }
 
 /* /proc/net/quic agrees with the @n updates the events told of. */
@@ -527,6 +535,45 @@ static void test_automatic_updates(int family)
 	sysctl_restore();
 }
 
+/*
+ * After the handshake (confirmed at both ends: the round trip carried
+ * HANDSHAKE_DONE), the Initial and Handshake keys are freed (RFC 9001
+ * §4.9): key_levels (a bit per enum quic_crypto_level) is APP alone, at
+ * both ends, within a second (a work item frees them).  The connection
+ * keeps working, key updates included.
+ */
+static void test_handshake_keys_freed(int family)
+{
+	const long want = 1L << QUIC_CRYPTO_APP;
+	long kc = -1, ks = -1;
+	struct ku_log lc, ls;
+	struct conn c;
+	int i;
+
+	if (ku_open(&c, family, &lc, &ls))
+		return;
+	CHECK(!round_trip(c.cfd, &lc, c.sfd, &ls, C_BIDI(0)));
+	for (i = 0; i < 100; i++) {
+		if (proc_column(c.cfd, "key_levels", &kc) ||
+		    proc_column(c.sfd, "key_levels", &ks))
+			break;
+		if (kc == want && ks == want)
+			break;
+		sleep_ms(10 * test_slow());
+	}
+	if (kc != want || ks != want) {
+		printf("# key_levels: client %ld, server %ld, want %ld (APP only)\n",
+		       kc, ks, want);
+		CHECK(0);
+	}
+	/* Late use of the connection: data and a key update still work. */
+	CHECK_OK(key_update(c.cfd));
+	CHECK(!round_trip(c.cfd, &lc, c.sfd, &ls, C_BIDI(1)));
+	CHECK(!round_trip(c.sfd, &ls, c.cfd, &lc, S_BIDI(0)));
+	CHECK(lc.n == 1 && ls.n == 1);
+	conn_close(&c);
+}
+
 static const struct conn_test tests[] = {
 	{ "client initiates 5 updates, data both ways between them",
 	  test_client_updates, FAM_BOTH },
@@ -541,6 +588,8 @@ static const struct conn_test tests[] = {
 	{ "automatic updates (key_update_packets=" AUTO_PACKETS
 	  "): transfer intact, same count on both ends",
 	  test_automatic_updates, FAM_BOTH },
+	{ "Initial and Handshake keys freed after the handshake",
+	  test_handshake_keys_freed, FAM_BOTH },
 };
 
 int main(void)
