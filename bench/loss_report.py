@@ -66,7 +66,8 @@ def table(recs):
         head = "%-18s" % "sender" + "".join(
             "%12s" % ("loss %s%%" % fmt(x)) for x in losses)
         print(head)
-        for s in senders:
+        here = [s for s in senders if any((rtt, x, s) in cell for x in losses)]
+        for s in here:
             row = "%-18s" % s
             for x in losses:
                 r = cell.get((rtt, x, s))
@@ -81,7 +82,7 @@ def table(recs):
                 row += "%12s" % v
             print(row)
         print("goodput, Mbit/s")
-        for s in senders:
+        for s in here:
             row = "%-18s" % s
             for x in losses:
                 r = cell.get((rtt, x, s))
@@ -89,7 +90,7 @@ def table(recs):
                                  if r and r[4] == "ok" else "-")
             print(row)
         ref = "ngtcp2"
-        for s in senders:
+        for s in here:
             if not s.startswith(("quic-", "base-")):
                 continue
             row = "%-18s" % ("%s/%s" % (s, ref))
