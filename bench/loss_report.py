@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""bench/loss_report.py RECORDS.tsv: the table and charts of bench/loss.
+"""bench/loss_report.py [--markdown] RECORDS.tsv: the table and charts of bench/loss.
 
 RECORDS.tsv has one transfer per line: rtt_ms loss_pct sender seconds
 status counters; a "#" line before each boot's records gives their file
@@ -15,7 +15,8 @@ panel per RTT; a timeout is drawn as an open marker at the goodput it
 would have had finishing at the limit, an upper bound) and, if
 RECORDS-cwnd.tsv exists next to it (time, cwnd bytes, smoothed RTT us,
 datagram size, congestion control state; a "#" line names the run),
-RECORDS-cwnd.png.
+RECORDS-cwnd.png.  --markdown: only the tables, in Markdown, one per RTT,
+each cell "seconds (ratio to ngtcp2)", for the README.
 """
 
 import os
@@ -112,6 +113,40 @@ def table(recs):
                                                    r[2], r[5]))
 
 
+def markdown(recs):
+    rtts = sorted({r[0] for r in recs})
+    losses = sorted({r[1] for r in recs})
+    senders = list(dict.fromkeys(r[2] for r in recs))
+    cell = {(r[0], r[1], r[2]): r for r in recs}
+    for rtt in rtts:
+        sizes = sorted({r[6] for r in recs if r[0] == rtt})
+        print()
+        print("RTT %s ms, %s MB: seconds (time per MB over ngtcp2's)" %
+              (fmt(rtt), "/".join(fmt(x) for x in sizes)))
+        print()
+        print("| sender | " + " | ".join("loss %s%%" % fmt(x)
+                                        for x in losses) + " |")
+        print("|---" * (len(losses) + 1) + "|")
+        for s in senders:
+            if not any((rtt, x, s) in cell for x in losses):
+                continue
+            row = []
+            for x in losses:
+                r, b = cell.get((rtt, x, s)), cell.get((rtt, x, "ngtcp2"))
+                if not r:
+                    row.append("-")
+                    continue
+                if r[4] != "ok":
+                    row.append("%s (%g s)" % ("timeout" if r[4] == "timeout"
+                                              else "failed", r[3]))
+                    continue
+                v = "%.1f" % r[3]
+                if s != "ngtcp2" and b and b[4] == "ok":
+                    v += " (%.2f)" % (goodput(b) / goodput(r))
+                row.append(v)
+            print("| %s | %s |" % (s, " | ".join(row)))
+
+
 def charts(path, recs):
     try:
         import matplotlib
@@ -183,15 +218,22 @@ def charts(path, recs):
 
 
 def main():
-    if len(sys.argv) != 2:
+    args = sys.argv[1:]
+    md = args[:1] == ["--markdown"]
+    if md:
+        args = args[1:]
+    if len(args) != 1:
         print(__doc__)
         return 2
-    recs = load(sys.argv[1])
+    recs = load(args[0])
     if not recs:
         print("no records")
         return 1
+    if md:
+        markdown(recs)
+        return 0
     table(recs)
-    charts(sys.argv[1], recs)
+    charts(args[0], recs)
     return 0
 
 
