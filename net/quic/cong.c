@@ -91,14 +91,14 @@ void quic_cong_on_packet_removed(struct quic_cong *c,
 	c->bytes_in_flight -= min_t(u64, c->bytes_in_flight, p->size);
 }
 
-/* §7.3.1, HyStart++ in the initial slow start */
+/* §7.3.1, HyStart++ in the initial slow start unless it is off */
 static void quic_cong_slow_start(struct quic_cong *c,
 				 const struct quic_sent_meta *p,
 				 const struct quic_rtt *rtt, u64 now)
 {
 	bool exit;
 
-	if (c->ssthresh != U64_MAX) {
+	if (c->ssthresh != U64_MAX || c->hystart_off) {
 		c->cwnd += p->size;
 		return;
 	}

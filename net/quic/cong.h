@@ -210,6 +210,7 @@ struct quic_cong {
 	u32 mss;		/* max_datagram_size */
 	bool in_recovery;
 	bool app_limited;
+	bool hystart_off;	/* plain slow start: sysctl hystart 0 */
 	union {
 		struct quic_reno reno;
 		struct quic_cubic cubic;
@@ -303,6 +304,8 @@ const char *quic_cong_state_name(const struct quic_cong *c);
 
 /* sysctl net.quic.congestion_control (sysctl.c): a new connection's algo */
 extern int sysctl_quic_congestion_control;
+/* sysctl net.quic.hystart: 0, a connection starting sets hystart_off */
+extern int sysctl_quic_hystart;
 
 extern const struct quic_cong_ops quic_cong_reno_ops;
 extern const struct quic_cong_ops quic_cong_cubic_ops;

@@ -98,6 +98,7 @@ static int quic_conn_recovery_init(struct quic_sock *qs,
 
 	if (err)
 		return err;
+	qs->cong.hystart_off = !READ_ONCE(sysctl_quic_hystart);
 	quic_pacer_init(&qs->pacer, quic_cong_initial_window(qs->max_datagram));
 	quic_reorder_init(&qs->reorder);
 	quic_lost_log_init(&qs->lost_log);

@@ -44,6 +44,11 @@
  *			when QUIC_SOCKOPT_CONFIG does not choose one:
  *			0 NewReno, 1 CUBIC (the default), 2 BBR, the values
  *			of enum quic_cong_algo (cong.h); others EINVAL.
+ *   hystart		1, the default: NewReno's and CUBIC's first slow
+ *			start ends as HyStart++ (RFC 9406) says, when the
+ *			RTT grows (hystart.h); 0: only at the first loss or
+ *			ECN-CE (RFC 9002 §7.3.1).  Taken when a connection
+ *			starts; others EINVAL.
  *
  * The receive buffer also bounds the flow-control windows we advertise
  * (half of it for the connection), so its default is what a connection
@@ -65,6 +70,7 @@ int sysctl_quic_max_pending_connections = 256;
 int sysctl_quic_retry_threshold = 64;
 int sysctl_quic_new_token = 1;
 int sysctl_quic_congestion_control = QUIC_CONG_ALG_CUBIC;
+int sysctl_quic_hystart = 1;
 
 static int quic_buf_min = SOCK_MIN_RCVBUF;
 static int quic_buf_max = INT_MAX / 2;
@@ -164,6 +170,15 @@ static struct ctl_table quic_sysctl_table[] = {
 		.proc_handler	= proc_dointvec_minmax,
 		.extra1		= SYSCTL_ZERO,
 		.extra2		= &quic_cong_max,
+	},
+	{
+		.procname	= "hystart",
+		.data		= &sysctl_quic_hystart,
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= SYSCTL_ONE,
 	},
 	{
 		.procname	= "grease_quic_bit",

@@ -5,6 +5,9 @@
 #     connections); 3 is refused;
 #   - QUIC_SOCKOPT_CONFIG congestion_control_algo on the listener
 #     (quic-hq server --cc bbr), with the sysctl at CUBIC.
+# Also the sysctl net.quic.hystart (HyStart++ for NewReno and CUBIC,
+# cong.c; its effect is unit-tested): it takes 0 and 1 and refuses
+# others with EINVAL.
 # Each moves a file over two namespaces with netem "delay 10ms loss 1%
 # rate 20mbit" on both ends (the rate, so that there is a bottleneck to
 # find and the transfer lasts long enough to be watched) and asserts that
@@ -27,8 +30,12 @@ if [ ! -w "$SYSCTL" ]; then
 	tap_done
 	exit
 fi
-saved=$(cat "$SYSCTL")
-restore() { echo "$saved" > "$SYSCTL"; }
+HYSTART=/proc/sys/net/quic/hystart
+saved=$(cat "$SYSCTL") hs_saved=$(cat "$HYSTART" 2>/dev/null)
+restore() {
+	echo "$saved" > "$SYSCTL"
+	[ -z "$hs_saved" ] || echo "$hs_saved" > "$HYSTART"
+}
 trap 'restore; io_cleanup' EXIT
 
 if echo 2 > "$SYSCTL" 2>/dev/null && [ "$(cat "$SYSCTL")" = 2 ] &&
@@ -36,6 +43,29 @@ if echo 2 > "$SYSCTL" 2>/dev/null && [ "$(cat "$SYSCTL")" = 2 ] &&
 	tap_ok "sysctl congestion_control takes 2 (BBR) and refuses 3"
 else
 	tap_not_ok "sysctl congestion_control takes 2 (BBR) and refuses 3 (reads $(cat "$SYSCTL"))"
+fi
+
+# sysctl VALUE: write it, the error of the write ("" if none)
+sysctl_write() {
+	local err
+	err=$( (echo "$1" > "$HYSTART") 2>&1) && return 0
+	echo "${err##*: }"
+}
+hs=
+[ "$hs_saved" = 1 ] || hs="default $hs_saved, not 1; "
+for v in 0 1; do
+	e=$(sysctl_write $v)
+	[ -z "$e" ] && [ "$(cat "$HYSTART")" = $v ] || hs="$hs$v: ${e:-reads $(cat "$HYSTART")}; "
+done
+for v in 2 -1; do
+	e=$(sysctl_write $v)
+	[ "$e" = "Invalid argument" ] && [ "$(cat "$HYSTART")" = 1 ] ||
+		hs="$hs$v: ${e:-taken}, reads $(cat "$HYSTART"); "
+done
+if [ -z "$hs" ]; then
+	tap_ok "sysctl hystart: default 1, takes 0 and 1, refuses 2 and -1 (EINVAL)"
+else
+	tap_not_ok "sysctl hystart: default 1, takes 0 and 1, refuses 2 and -1 (EINVAL): $hs"
 fi
 
 io_certs "$IO_WORK/certs" || exit 1

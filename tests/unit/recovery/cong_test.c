@@ -98,6 +98,44 @@ static void slow_start_grows_by_acked_bytes(void)
 	EXPECT_EQ(c.cwnd, 12000 + 2 * MSS);
 }
 
+/*
+ * Rounds of 8 ACKs whose RTT rises by 10 ms a round (packets sent just
+ * before the round began, so the first ACK of the next round ends it):
+ * the window growth of the last of @rounds rounds.
+ */
+static u64 rising_rtt_rounds(struct quic_cong *c, int rounds)
+{
+	u64 before = 0, start;
+	int r, i;
+
+	for (r = 1; r <= rounds; r++) {
+		start = T0 + r * 200 * MS;
+		before = c->cwnd;
+		rtt.latest = (40 + 10 * r) * MS;
+		for (i = 0; i < 8; i++)
+			ack_one(c, r * 8 + i, start - 1, start + i * MS);
+	}
+	return c->cwnd - before;
+}
+
+/* sysctl hystart 0: the rising RTT does not end the first slow start */
+static void hystart_off_plain_slow_start(void)
+{
+	struct quic_cong c;
+
+	reno(&c);
+	EXPECT(!c.hystart_off);
+	EXPECT(rising_rtt_rounds(&c, 6) < 8 * MSS);
+	reno(&c);
+	c.hystart_off = true;
+	EXPECT_EQ(rising_rtt_rounds(&c, 6), 8 * MSS);
+	EXPECT_EQ(c.cwnd, 12000 + 6 * 8 * MSS);
+	EXPECT(quic_cong_in_slow_start(&c));
+	/* and a loss still ends it */
+	lose_one(&c, 100, T0 + 2 * 1000 * MS, T0 + 2 * 1000 * MS + 1);
+	EXPECT(!quic_cong_in_slow_start(&c));
+}
+
 static void congestion_event_halves(void)
 {
 	struct quic_cong c;
@@ -448,6 +486,7 @@ static const struct rt_case cases[] = {
 	RT_CASE(initial_state),
 	RT_CASE(bytes_in_flight_accounting),
 	RT_CASE(slow_start_grows_by_acked_bytes),
+	RT_CASE(hystart_off_plain_slow_start),
 	RT_CASE(congestion_event_halves),
 	RT_CASE(one_reduction_per_recovery_period),
 	RT_CASE(no_growth_for_packets_sent_before_recovery),
