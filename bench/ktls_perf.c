@@ -4,7 +4,7 @@
  *
  *   ktls_perf -s [-p PORT] --cert F --key F
  *   ktls_perf -c HOST [-p PORT] [--tls] [--bulk|--rr|--handshakes|--idle N]
- *             [-t SECS] [-l LEN]
+ *             [-t SECS] [-l LEN] [--ca FILE]
  *
  * The client sends a 16-byte header in clear (mode, TLS or not, length,
  * milliseconds); with --tls a GnuTLS 1.3 handshake (AES-128-GCM, no
@@ -12,8 +12,11 @@
  * "tls", TLS_TX and TLS_RX): all data then goes through kTLS.  Bulk: the
  * client writes LEN bytes at a time for SECS; RR: LEN bytes each way per
  * transaction; --handshakes: connect, handshake, close, repeat (always
- * TLS, no kTLS); --idle N: N connections held for SECS.  The client ends
- * with shutdown(SHUT_WR); the server answers with a line of its figures.
+ * TLS, no kTLS); --idle N: N connections held for SECS.  With --ca the
+ * client verifies the server's chain against FILE and its name HOST, as
+ * quic-perf --ca does (loaded once); without it the chain is not checked.
+ * The client ends with shutdown(SHUT_WR); the server answers with a line
+ * of its figures.
  * The result is one JSON object on stdout, like quic-perf --json.
  */
 
@@ -49,6 +52,7 @@ struct hdr {
 
 static const char *prio = "NORMAL:-VERS-ALL:+VERS-TLS1.3:-CIPHER-ALL:+AES-128-GCM";
 static gnutls_certificate_credentials_t cred;
+static const char *verify_host;	/* client with --ca: the name to check */
 
 static double now(void)
 {
@@ -113,8 +117,12 @@ static int tls(int fd, int server, int ktls)
 		ret = gnutls_priority_set_direct(s, prio, NULL);
 	if (!ret)
 		ret = gnutls_credentials_set(s, GNUTLS_CRD_CERTIFICATE, cred);
-	if (ret)
+	if (ret) {
+		gnutls_deinit(s);
 		return -1;
+	}
+	if (!server && verify_host)
+		gnutls_session_set_verify_cert(s, verify_host, 0);
 	gnutls_transport_set_int(s, fd);
 	do
 		ret = gnutls_handshake(s);
@@ -332,9 +340,10 @@ int main(int argc, char **argv)
 		{ "tls", no_argument, NULL, 'T' }, { "bulk", no_argument, NULL, 'b' },
 		{ "rr", no_argument, NULL, 'r' }, { "handshakes", no_argument, NULL, 'H' },
 		{ "idle", required_argument, NULL, 'I' }, { "cert", required_argument, NULL, 'C' },
-		{ "key", required_argument, NULL, 'K' }, { NULL, 0, NULL, 0 } };
+		{ "key", required_argument, NULL, 'K' }, { "ca", required_argument, NULL, 'A' },
+		{ NULL, 0, NULL, 0 } };
 	struct hdr h = { .magic = "KTP1", .len = 65536, .ms = 5000 };
-	const char *host = NULL, *port = "5301", *cert = NULL, *key = NULL;
+	const char *host = NULL, *port = "5301", *cert = NULL, *key = NULL, *ca = NULL;
 	int c, srv = 0, conns = 0, have_len = 0;
 
 	while ((c = getopt_long(argc, argv, "sc:p:t:l:", lo, NULL)) != -1) {
@@ -351,6 +360,7 @@ int main(int argc, char **argv)
 		case 'I': h.mode = M_IDLE; conns = atoi(optarg); break;
 		case 'C': cert = optarg; break;
 		case 'K': key = optarg; break;
+		case 'A': ca = optarg; break;
 		default: return 2;
 		}
 	}
@@ -379,6 +389,14 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		return server(port);
+	}
+	if (ca) {
+		if (gnutls_certificate_set_x509_trust_file(cred, ca,
+							   GNUTLS_X509_FMT_PEM) <= 0) {
+			fprintf(stderr, "ktls_perf: no CA certificate in %s\n", ca);
+			return 1;
+		}
+		verify_host = host;
 	}
 	return client(host, port, &h, conns);
 }

@@ -477,7 +477,13 @@ static bool quic_output_datagram(struct sock *sk, u64 now, bool ack_only)
 
 	if (eliciting && qs->probes)
 		qs->probes--;
-	if (eliciting)
+	/*
+	 * Packets sent before the first RTT sample are not paced, nor are
+	 * they charged to the pacer: at kInitialRtt (333 ms) a server's
+	 * 1200-byte Initial cost about 20 ms, which held its Handshake
+	 * flight that long once a sample of a few milliseconds came.
+	 */
+	if (eliciting && qs->rtt.has_sample)
 		quic_pacer_departure(&qs->pacer,
 				     quic_cong_pacing_window(&qs->cong,
 							     qs->rtt.smoothed),
@@ -538,9 +544,11 @@ bool quic_output_probe(struct sock *sk, u32 size, u64 now)
 	}
 	quic_record_sent(sk, &tp, skb->len, now);
 	quic_key_update_on_sent(sk, tp.hdr.pn, tp.acked);
-	quic_pacer_departure(&qs->pacer,
-			     quic_cong_pacing_window(&qs->cong, qs->rtt.smoothed),
-			     qs->rtt.smoothed, skb->len, now);
+	if (qs->rtt.has_sample)
+		quic_pacer_departure(&qs->pacer,
+				     quic_cong_pacing_window(&qs->cong,
+							     qs->rtt.smoothed),
+				     qs->rtt.smoothed, skb->len, now);
 	QUIC_INC_STATS(PKT_SENT, 1);
 	if (quic_udp_xmit(sk, skb))
 		QUIC_DROP(sk, XMIT);

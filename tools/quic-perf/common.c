@@ -164,24 +164,52 @@ int perf_tls_server(int fd, const struct perf_opts *o)
 	return ret;
 }
 
+/*
+ * The client's trust (--ca or the system store), loaded once: each
+ * handshake of --handshakes then costs what a TLS client's does, not a
+ * parse of the trust store as well.
+ */
+static gnutls_certificate_credentials_t cli_cred;
+
+static int client_cred(const struct perf_opts *o)
+{
+	int ret;
+
+	if (cli_cred)
+		return 0;
+	ret = gnutls_certificate_allocate_credentials(&cli_cred);
+	if (ret)
+		return ret;
+	if (o->ca)
+		ret = gnutls_certificate_set_x509_trust_file(cli_cred, o->ca,
+							     GNUTLS_X509_FMT_PEM) < 0;
+	else if (!o->insecure)
+		ret = gnutls_certificate_set_x509_system_trust(cli_cred) < 0;
+	if (ret) {
+		gnutls_certificate_free_credentials(cli_cred);
+		cli_cred = NULL;
+	}
+	return ret;
+}
+
 int perf_tls_client(int fd, const struct perf_opts *o)
 {
-	gnutls_certificate_credentials_t cred = NULL;
 	gnutls_session_t s;
 	int ret;
 
 	if (o->psk)
 		return quic_client_handshake(fd, o->psk, NULL, PERF_ALPN);
+	ret = client_cred(o);
+	if (ret) {
+		fprintf(stderr, "quic-perf: TLS setup failed (trust store)\n");
+		return -EINVAL;
+	}
 	ret = gnutls_init(&s, GNUTLS_CLIENT);
-	if (!ret)
-		ret = gnutls_certificate_allocate_credentials(&cred);
-	if (!ret && o->ca)
-		ret = gnutls_certificate_set_x509_trust_file(cred, o->ca,
-							     GNUTLS_X509_FMT_PEM) < 0;
-	else if (!ret && !o->insecure)
-		ret = gnutls_certificate_set_x509_system_trust(cred) < 0;
-	if (!ret)
-		ret = gnutls_credentials_set(s, GNUTLS_CRD_CERTIFICATE, cred);
+	if (ret) {
+		fprintf(stderr, "quic-perf: TLS setup failed\n");
+		return -ENOMEM;
+	}
+	ret = gnutls_credentials_set(s, GNUTLS_CRD_CERTIFICATE, cli_cred);
 	if (!ret)
 		ret = gnutls_priority_set_direct(s, QUIC_PRIORITY, NULL);
 	if (!ret && !o->insecure)
@@ -193,8 +221,6 @@ int perf_tls_client(int fd, const struct perf_opts *o)
 		ret = run_session(s, fd);
 	}
 	gnutls_deinit(s);
-	if (cred)
-		gnutls_certificate_free_credentials(cred);
 	return ret;
 }
 
