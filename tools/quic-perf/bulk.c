@@ -125,13 +125,19 @@ int perf_bulk_recv(int fd, struct perf_ctl *ctl, struct perf_progress *pg,
 
 	if (!buf)
 		return -1;
+	total = ctl->early_bytes;	/* read by perf_ctl_read() already */
+	ctl->early_bytes = 0;
 	while (total < target) {
 		uint32_t flags = 0;
 		int64_t sid = 0;
 		ssize_t n;
 
 		if (perf_wait_readable(fd, 30000) <= 0) {
-			fprintf(stderr, "quic-perf: no data for 30 s\n");
+			fprintf(stderr,
+				"quic-perf: no data for 30 s (%llu bytes read, %s)\n",
+				(unsigned long long)total,
+				target == UINT64_MAX ? "no end line yet" :
+				"the end line said more");
 			goto out;
 		}
 		n = quic_recvmsg(fd, buf, bsz, &sid, &flags);
@@ -165,7 +171,8 @@ out:
 
 /*
  * The next control line: from what was read already, else from the
- * socket (stream data of other streams is dropped).  0, or -1.
+ * socket (stream data of other streams is dropped, and counted in
+ * ctl->early_bytes for perf_bulk_recv()).  0, or -1.
  */
 int perf_ctl_read(int fd, struct perf_ctl *ctl, char *line, size_t lsz,
 		  int timeout_ms)
@@ -184,7 +191,9 @@ int perf_ctl_read(int fd, struct perf_ctl *ctl, char *line, size_t lsz,
 			continue;
 		if (n <= 0 && !(flags & MSG_QUIC_STREAM_FIN))
 			return -1;
-		if (sid == PERF_CTL_SID && perf_ctl_add(ctl, buf, (size_t)n))
+		if (sid != PERF_CTL_SID)
+			ctl->early_bytes += n > 0 ? (uint64_t)n : 0;
+		else if (perf_ctl_add(ctl, buf, (size_t)n))
 			return -1;
 	}
 	return 0;

@@ -68,6 +68,12 @@ void perf_fill(uint8_t *buf, size_t len);
 struct perf_ctl {
 	char buf[PERF_LINE_MAX];
 	size_t len;
+	/*
+	 * Bytes of other streams read while waiting for a control line: a
+	 * bulk sender's first data may be read before its QPERF1 line (a
+	 * reordered or resent packet); perf_bulk_recv() counts them.
+	 */
+	uint64_t early_bytes;
 };
 int perf_ctl_add(struct perf_ctl *c, const uint8_t *data, size_t n);
 int perf_ctl_line(struct perf_ctl *c, char *line, size_t lsz);
