@@ -117,7 +117,8 @@ struct quic_crypto_slot {
 /*
  * The requests of one direction, one per packet of a batch.  Each slot is
  * its own kmalloc() so that hardware drivers may DMA from the request
- * context.  One batch at a time per direction.  A slot takes 1 to 2 kB,
+ * context.  One batch at a time per direction.  A slot takes 1 to 2 kB
+ * (under 1 kB with the AES-NI GCM, whose requests need no context),
  * so a connection gets only QUIC_CRYPTO_BATCH_HS of them until its 1-RTT
  * keys are in: a server keeps many connections in their handshake, and
  * their memory is bounded by their number (socket.c, pending connections).
