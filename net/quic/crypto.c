@@ -23,19 +23,21 @@
  * A socket is in sync mode unless quic_crypto_set_async() says otherwise:
  * its AEADs are then allocated synchronous only (CRYPTO_ALG_ASYNC in the
  * mask), so a caller that cannot wait for a callback never sees
- * -EINPROGRESS.  The price is that some fast implementations exist only as
- * async ones (on x86, the AES-NI GCM behind its SIMD wrapper), so the
- * batched TX and RX paths should switch to async mode.
+ * -EINPROGRESS.  On x86 the AES-NI GCM is offered as an async algorithm
+ * only; sync sockets take its inner algorithm directly, see
+ * quic_crypto_aead_alloc().
  */
 
 #include <crypto/aead.h>
 #include <crypto/hash.h>
+#include <crypto/internal/simd.h>
 #include <linux/bitops.h>
 #include <linux/err.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/tls.h>
+#include <asm/simd.h>
 
 #include "crypto.h"
 
@@ -51,6 +53,7 @@ static const struct quic_cipher quic_ciphers[] = {
 	{
 		.type		= TLS_CIPHER_AES_GCM_128,
 		.aead_name	= "gcm(aes)",
+		.simd_name	= "__gcm(aes)",
 		.hp_name	= "ecb(aes)",
 		.hash		= QUIC_CRYPTO_SHA256,
 		.secretlen	= 32,
@@ -62,6 +65,7 @@ static const struct quic_cipher quic_ciphers[] = {
 	{
 		.type		= TLS_CIPHER_AES_GCM_256,
 		.aead_name	= "gcm(aes)",
+		.simd_name	= "__gcm(aes)",
 		.hp_name	= "ecb(aes)",
 		.hash		= QUIC_CRYPTO_SHA384,
 		.secretlen	= 48,
@@ -113,7 +117,8 @@ struct quic_crypto_slot {
 /*
  * The requests of one direction, one per packet of a batch.  Each slot is
  * its own kmalloc() so that hardware drivers may DMA from the request
- * context.  One batch at a time per direction.  A slot takes 1 to 2 kB,
+ * context.  One batch at a time per direction.  A slot takes 1 to 2 kB
+ * (under 1 kB with the AES-NI GCM, whose requests need no context),
  * so a connection gets only QUIC_CRYPTO_BATCH_HS of them until its 1-RTT
  * keys are in: a server keeps many connections in their handshake, and
  * their memory is bounded by their number (socket.c, pending connections).
@@ -209,10 +214,65 @@ static void quic_crypto_dir_free(struct quic_crypto_dir *dir)
 		if (dir->gen[i].aead)
 			crypto_free_aead(dir->gen[i].aead);
 		dir->gen[i].aead = NULL;
+		dir->gen[i].simd = false;
 		quic_crypto_key_retire(&dir->gen[i]);
 	}
 	quic_crypto_hp_free(dir);
 	dir->cipher = NULL;
+}
+
+/*
+ * The fast AES-GCM of x86 (aesni-intel: AES-NI and PCLMULQDQ, with AVX
+ * where present) is registered twice: as "__gcm(aes)", an internal
+ * synchronous algorithm that takes the FPU itself (kernel_fpu_begin()), and
+ * as "gcm(aes)" behind crypto/simd.c's async wrapper, which hands a request
+ * to cryptd when the FPU cannot be used where it is called.  A synchronous
+ * "gcm(aes)" is thus the generic template: generic AES and ghash-generic,
+ * slow, and with a 4 KB multiplication table per key, 16 KB of an idle
+ * connection's memory per side.
+ *
+ * Why calling the internal algorithm is safe: its contract is the one the
+ * wrapper keeps in its own fast path, call it only where
+ * crypto_simd_usable() is true, and quic_crypto_submit() checks that for
+ * every packet before the request is made.  On x86 it is true in task and
+ * softirq context, the only ones our crypto runs in (a kernel FPU section
+ * disables bottom halves, so no softirq interrupts one); it is false in
+ * hardirq and NMI context, which never reach us.  Should it be false all
+ * the same, the packet fails with -EAGAIN: a tx packet's frames go back to
+ * their queue, an rx packet is dropped (counted as undecryptable) and the
+ * peer sends it again.  We keep no generic transform for that case: its
+ * GHASH table is the memory this saves, for a case that does not occur.
+ * Its setkey has a fallback of its own and may run anywhere.
+ *
+ * Elsewhere (no AES-NI, other architectures, where a sync "gcm(aes)" is
+ * already the fastest there is, as arm64's) the lookup fails and the
+ * suite's own name is used.  A failed lookup asks for modules
+ * (request_module() for the name and for a "__gcm" template), so the
+ * first -ENOENT is remembered for the module's lifetime: key installs of
+ * later connections go straight to the suite's name.  Async sockets use
+ * the suite's name too (the wrapper is what they want), and so does an
+ * install naming its own implementation (the self-tests).
+ */
+static bool quic_crypto_no_simd;
+
+static struct crypto_aead *quic_crypto_aead_alloc(struct quic_crypto_dir *dir,
+						  bool *simd)
+{
+	struct crypto_aead *tfm;
+
+	*simd = false;
+	if (!dir->async && dir->simd_name && !READ_ONCE(quic_crypto_no_simd)) {
+		tfm = crypto_alloc_aead(dir->simd_name, CRYPTO_ALG_INTERNAL,
+					CRYPTO_ALG_INTERNAL | CRYPTO_ALG_ASYNC);
+		if (!IS_ERR(tfm)) {
+			*simd = true;
+			return tfm;
+		}
+		if (PTR_ERR(tfm) == -ENOENT)
+			WRITE_ONCE(quic_crypto_no_simd, true);
+	}
+	return crypto_alloc_aead(dir->aead_name, 0,
+				 dir->async ? 0 : CRYPTO_ALG_ASYNC);
 }
 
 /* Process context: key a generation, allocating its transform if needed. */
@@ -226,8 +286,7 @@ static int quic_crypto_key_set(struct quic_crypto_dir *dir,
 
 	k->ready = false;
 	if (!tfm) {
-		tfm = crypto_alloc_aead(dir->aead_name, 0,
-					dir->async ? 0 : CRYPTO_ALG_ASYNC);
+		tfm = quic_crypto_aead_alloc(dir, &k->simd);
 		if (IS_ERR(tfm))
 			return PTR_ERR(tfm);
 		k->aead = tfm;
@@ -385,6 +444,7 @@ int __quic_crypto_install(struct quic_crypto_ctx *ctx, u8 level, bool send,
 		return -ENOMEM;
 	dir->cipher = cipher;
 	dir->aead_name = aead_name ?: cipher->aead_name;
+	dir->simd_name = aead_name ? NULL : cipher->simd_name;
 	dir->async = ctx->async;
 	dir->ngen = send ? c->tx.ngen : c->rx.ngen;
 
@@ -871,6 +931,11 @@ static int quic_crypto_submit(struct quic_crypto_ctx *ctx,
 	k = quic_crypto_gen(dir, enc ? QUIC_CRYPTO_KEY_CUR : pkt->key);
 	if (!k || !k->ready)
 		return -ENOKEY;
+	/* The internal SIMD AEAD's condition, see quic_crypto_aead_alloc(). */
+	if (k->simd && unlikely(!crypto_simd_usable())) {
+		pr_warn_once("quic: AEAD called where the FPU is not usable\n");
+		return -EAGAIN;
+	}
 
 	hlen = pkt->pn_off + pkt->pn_len;
 	if (!pkt->skb || !pkt->pn_len || pkt->pn_len > QUIC_CRYPTO_PN_MAX_LEN ||

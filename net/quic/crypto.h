@@ -76,6 +76,7 @@ enum quic_crypto_label {
 struct quic_cipher {
 	u32		type;		/* TLS_CIPHER_* from <linux/tls.h> */
 	const char	*aead_name;	/* crypto API AEAD */
+	const char	*simd_name;	/* internal SIMD AEAD, tried first */
 	const char	*hp_name;	/* lskcipher for AES, NULL for ChaCha20 */
 	u8		hash;		/* enum quic_crypto_hash */
 	u8		secretlen;
@@ -93,6 +94,7 @@ struct quic_crypto_key {
 	u8			secret[QUIC_CRYPTO_SECRET_MAX];
 	u8			iv[QUIC_CRYPTO_IV_LEN];
 	bool			ready;		/* usable for packets */
+	bool			simd;		/* aead is an internal SIMD one */
 	atomic64_t		packets;	/* encrypted, or decrypted fine */
 	atomic64_t		auth_failed;	/* rx: failed authentication */
 };
@@ -103,6 +105,7 @@ struct quic_crypto_key {
 struct quic_crypto_dir {
 	const struct quic_cipher	*cipher;	/* NULL: not installed */
 	const char			*aead_name;	/* crypto API name */
+	const char			*simd_name;	/* or NULL */
 	bool				async;		/* async AEAD allowed */
 	struct quic_crypto_key		gen[QUIC_CRYPTO_GENS];
 	u8				ngen;

@@ -3,11 +3,13 @@
  * Self-tests of packet protection, run at module load with quic.selftest=1:
  * every vector of RFC 9001 Appendix A and RFC 9369 Appendix A byte for byte,
  * key update, round trips of every cipher with forgeries rejected, the AEAD
- * limits, the async completion path, and a check that the per-packet path
- * does not allocate memory.
+ * limits, the async completion path, the default AES-GCM against the generic
+ * one, and a check that the per-packet path does not allocate memory.
  */
 
+#include <crypto/aead.h>
 #include <crypto/hash.h>
+#include <crypto/skcipher.h>
 #include <linux/completion.h>
 #include <linux/kprobes.h>
 #include <linux/random.h>
@@ -1180,6 +1182,202 @@ out_free:
 	kfree(async);
 }
 
+#define QUIC_ST_IMPL_PKTS	8
+#define QUIC_ST_IMPL_PLEN	1300
+/* Payload lengths 3 to 1270, odd and even (a sample needs 2 at least). */
+#define QUIC_ST_IMPL_LEN(i)	(3 + 181 * (i))
+
+/*
+ * A copy of the linear packet @lin whose first @hlen bytes stay in the head
+ * and the rest lies in two page frags, cut @cut bytes in at odd offsets:
+ * AES blocks then straddle the frags.
+ */
+static struct sk_buff *quic_st_split(const struct sk_buff *lin,
+				     unsigned int hlen, unsigned int cut)
+{
+	unsigned int rest = lin->len - hlen - cut;
+	struct page *p1 = alloc_page(GFP_KERNEL);
+	struct page *p2 = alloc_page(GFP_KERNEL);
+	struct sk_buff *skb = alloc_skb(hlen + 32, GFP_KERNEL);
+
+	if (!skb || !p1 || !p2) {
+		kfree_skb(skb);
+		if (p1)
+			__free_page(p1);
+		if (p2)
+			__free_page(p2);
+		return NULL;
+	}
+	skb_put_data(skb, lin->data, hlen);
+	memcpy(page_address(p1) + 3, lin->data + hlen, cut);
+	memcpy(page_address(p2) + 5, lin->data + hlen + cut, rest);
+	skb_add_rx_frag(skb, 0, p1, 3, cut, PAGE_SIZE);
+	skb_add_rx_frag(skb, 1, p2, 5, rest, PAGE_SIZE);
+	return skb;
+}
+
+/*
+ * Whether every transform of @dir (current and next; rx has no previous
+ * one before a key update) is (@simd) or is not the SIMD one.
+ */
+static bool quic_st_dir_simd(const struct quic_crypto_dir *dir, bool simd)
+{
+	unsigned int i;
+
+	for (i = 0; i < dir->ngen; i++)
+		if ((!dir->gen[i].aead && i < 2) ||
+		    (dir->gen[i].aead && dir->gen[i].simd != simd))
+			return false;
+	return true;
+}
+
+/*
+ * One GCM suite: the default implementation (on x86 the AES-NI GCM called
+ * without its async wrapper, crypto.c: quic_crypto_aead_alloc()) against
+ * the suite's own "gcm(aes)" (the generic template: the fallback, and what
+ * machines without AES-NI use).  Both must write the same bytes and read
+ * each other's packets, of many lengths, linear or over page frags.
+ */
+static void quic_st_impl_cipher(struct quic_ktap *ktap,
+				const struct quic_st_cipher *sc)
+{
+	const struct quic_cipher *cipher = quic_crypto_cipher(sc->type);
+	unsigned int n = QUIC_ST_IMPL_PKTS, hlen = QUIC_ST_SHORT_PN_OFF + 2;
+	struct quic_crypto_pkt *dp = NULL, *gp = NULL;
+	static const u8 zero[QUIC_CRYPTO_SECRET_MAX];
+	struct quic_crypto_ctx *def, *gen;
+	struct sk_buff *lin = NULL, *nl = NULL;
+	bool want, same = true, ok = false;
+	struct quic_crypto *dc, *gc;
+	unsigned int i, plen;
+	u8 *payload, *out;
+	u16 pn_off;
+	int err;
+
+	def = kmalloc(sizeof(*def), GFP_KERNEL);
+	gen = kmalloc(sizeof(*gen), GFP_KERNEL);
+	dp = kcalloc(n, sizeof(*dp), GFP_KERNEL);
+	gp = kcalloc(n, sizeof(*gp), GFP_KERNEL);
+	payload = kmalloc(QUIC_ST_IMPL_PLEN, GFP_KERNEL);
+	out = kmalloc(hlen + QUIC_ST_IMPL_PLEN + QUIC_CRYPTO_TAG_LEN,
+		      GFP_KERNEL);
+	if (!def || !gen || !dp || !gp || !payload || !out)
+		goto out_free;
+	quic_crypto_ctx_init(def);
+	quic_crypto_ctx_init(gen);
+	get_random_bytes(payload, QUIC_ST_IMPL_PLEN);
+
+	/* The internal SIMD GCM is used exactly when there is one. */
+	want = crypto_has_aead(cipher->simd_name, CRYPTO_ALG_INTERNAL,
+			       CRYPTO_ALG_INTERNAL | CRYPTO_ALG_ASYNC) > 0;
+	err = quic_crypto_set_fixed_keys(def, QUIC_CRYPTO_APP, sc->type) ?:
+	      __quic_crypto_install(gen, QUIC_CRYPTO_APP, true, cipher, zero,
+				    cipher->aead_name) ?:
+	      __quic_crypto_install(gen, QUIC_CRYPTO_APP, false, cipher, zero,
+				    cipher->aead_name);
+	if (!quic_ktap_check(ktap, !err, "%s: both implementations installed (%d)",
+			     sc->name, err))
+		goto out;
+	dc = def->level[QUIC_CRYPTO_APP];
+	gc = gen->level[QUIC_CRYPTO_APP];
+	quic_ktap_check(ktap, quic_st_dir_simd(&dc->tx, want) &&
+			quic_st_dir_simd(&dc->rx, want) &&
+			quic_st_dir_simd(&gc->tx, false) &&
+			quic_st_dir_simd(&gc->rx, false),
+			"%s: AEAD %s (internal SIMD %s), fallback %s, header protection %s",
+			sc->name, crypto_aead_driver_name(dc->tx.gen[0].aead),
+			want ? "used" : "absent",
+			crypto_aead_driver_name(gc->tx.gen[0].aead),
+			crypto_lskcipher_driver_name(dc->tx.hp_aes));
+
+	/* One batch each, of packets of many lengths. */
+	for (i = 0; i < n; i++) {
+		plen = QUIC_ST_IMPL_LEN(i);
+		dp[i] = (struct quic_crypto_pkt){};
+		gp[i] = (struct quic_crypto_pkt){};
+		dp[i].skb = quic_st_packet(false, 0, 100 + i, 2, payload, plen,
+					   &pn_off);
+		gp[i].skb = quic_st_packet(false, 0, 100 + i, 2, payload, plen,
+					   &pn_off);
+		if (!dp[i].skb || !gp[i].skb)
+			goto out;
+		dp[i].len = dp[i].skb->len;
+		gp[i].len = gp[i].skb->len;
+		dp[i].pn_off = pn_off;
+		gp[i].pn_off = pn_off;
+		dp[i].pn_len = 2;
+		gp[i].pn_len = 2;
+		dp[i].level = QUIC_CRYPTO_APP;
+		gp[i].level = QUIC_CRYPTO_APP;
+		dp[i].pn = 100 + i;
+		gp[i].pn = 100 + i;
+	}
+	err = quic_st_batch(def, dp, n, true, NULL) ?:
+	      quic_st_batch(gen, gp, n, true, NULL);
+	for (i = 0; i < n && !err; i++)
+		same = same && !dp[i].err && !gp[i].err &&
+		       dp[i].skb->len == gp[i].skb->len &&
+		       !memcmp(dp[i].skb->data, gp[i].skb->data,
+			       dp[i].skb->len);
+	quic_ktap_check(ktap, !err && same,
+			"%s: the same packets from both implementations",
+			sc->name);
+
+	/* Each reads the other's; a forged packet is refused. */
+	gp[n - 1].skb->data[gp[n - 1].skb->len - 1] ^= 0x20;
+	err = (quic_st_pkts_unprotect_headers(gen, dp, n) &&
+	       quic_st_pkts_unprotect_headers(def, gp, n)) ?
+	      quic_st_batch(gen, dp, n, false, NULL) ?:
+	      quic_st_batch(def, gp, n, false, NULL) : -EINVAL;
+	same = true;
+	for (i = 0; i < n && !err; i++)
+		same = same && !dp[i].err &&
+		       gp[i].err == (i == n - 1 ? -EBADMSG : 0) &&
+		       !memcmp(dp[i].skb->data + hlen, payload, QUIC_ST_IMPL_LEN(i)) &&
+		       (i == n - 1 ||
+			!memcmp(gp[i].skb->data + hlen, payload, QUIC_ST_IMPL_LEN(i)));
+	quic_ktap_check(ktap, !err && same,
+			"%s: each reads the other's packets, a forgery refused",
+			sc->name);
+
+	/* Over page frags, blocks straddling them, against a linear packet. */
+	lin = quic_st_packet(false, 0, 7, 2, payload, QUIC_ST_IMPL_PLEN,
+			     &pn_off);
+	nl = lin ? quic_st_split(lin, hlen, 333) : NULL;
+	if (!nl)
+		goto out;
+	err = quic_st_protect(def, nl, QUIC_CRYPTO_APP, pn_off, 2, 7) ?:
+	      quic_st_protect(gen, lin, QUIC_CRYPTO_APP, pn_off, 2, 7) ?:
+	      skb_copy_bits(nl, 0, out, nl->len);
+	ok = !err && nl->len == lin->len && !memcmp(out, lin->data, lin->len);
+	err = quic_st_unprotect(def, nl, QUIC_CRYPTO_APP, pn_off, 2, 7) ?:
+	      skb_copy_bits(nl, 0, out, nl->len);
+	ok = ok && !err && !memcmp(out + hlen, payload, QUIC_ST_IMPL_PLEN);
+	quic_ktap_check(ktap, ok,
+			"%s: a packet over page frags, as the generic one writes it",
+			sc->name);
+out:
+	kfree_skb(lin);
+	kfree_skb(nl);
+	quic_st_pkts_free(dp, n);
+	quic_st_pkts_free(gp, n);
+	quic_crypto_ctx_free(def);
+	quic_crypto_ctx_free(gen);
+out_free:
+	kfree(out);
+	kfree(payload);
+	kfree(gp);
+	kfree(dp);
+	kfree(gen);
+	kfree(def);
+}
+
+static void quic_st_impl(struct quic_ktap *ktap)
+{
+	quic_st_impl_cipher(ktap, &quic_st_ciphers[0]);
+	quic_st_impl_cipher(ktap, &quic_st_ciphers[1]);
+}
+
 /*
  * No allocation on the per-packet path, checked at run time: kprobes on the
  * slab and page allocator entry points count calls made by this task (in
@@ -1345,5 +1543,6 @@ void quic_crypto_selftest(struct quic_ktap *ktap)
 	quic_st_key_update(ktap);
 	quic_st_limits(ktap);
 	quic_st_batches(ktap);
+	quic_st_impl(ktap);
 	quic_st_noalloc(ktap);
 }
