@@ -52,6 +52,7 @@ static inline struct quic_range *quic_ack_ranges_ext(struct quic_ack_ranges *s)
 {
 	return s->r == s->in ? NULL : s->r;
 }
+
 int quic_ack_ranges_add_range(struct quic_ack_ranges *s, u64 start, u64 end);
 int quic_ack_ranges_add(struct quic_ack_ranges *s, u64 pn);
 bool quic_ack_ranges_contains(const struct quic_ack_ranges *s, u64 pn);

@@ -68,7 +68,7 @@ void quic_early_data_exit(void);
 void quic_early_data_sock_init(struct sock *sk);
 void quic_early_data_sock_free(struct sock *sk);
 int quic_early_data_remote_tp(struct sock *sk,
-			       const struct quic_transport_params *tp);
+			      const struct quic_transport_params *tp);
 int quic_early_data_send_check(struct sock *sk);
 bool quic_early_data_stream_live(const struct sock *sk);
 bool quic_early_data_can_send(struct sock *sk);

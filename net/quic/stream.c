@@ -128,11 +128,11 @@ void quic_streams_set_params(struct sock *sk,
 struct quic_stream *quic_stream_find(struct sock *sk, u64 id)
 {
 	struct quic_streams *st = &quic_sk(sk)->streams;
+	struct hlist_head *head;
 	struct quic_stream *s;
 
-	hlist_for_each_entry(s, quic_streams_bucket(st, hash_64(id,
-							       st->hash_bits)),
-			     node)
+	head = quic_streams_bucket(st, hash_64(id, st->hash_bits));
+	hlist_for_each_entry(s, head, node)
 		if (s->id == id)
 			return s;
 	return NULL;
