@@ -12,8 +12,18 @@
 
 void quic_ack_ranges_init(struct quic_ack_ranges *s)
 {
+	s->r = s->in;
+	s->cap = QUIC_ACK_RANGES_INLINE;
 	s->n = 0;
 	s->floor = 0;
+}
+
+/* Move the set into @ext, QUIC_ACK_RANGES_MAX ranges the caller owns. */
+void quic_ack_ranges_grow(struct quic_ack_ranges *s, struct quic_range *ext)
+{
+	memcpy(ext, s->r, s->n * sizeof(s->r[0]));
+	s->r = ext;
+	s->cap = QUIC_ACK_RANGES_MAX;
 }
 
 static void quic_ack_ranges_del(struct quic_ack_ranges *s, u32 i, u32 cnt)
@@ -26,7 +36,7 @@ static void quic_ack_ranges_del(struct quic_ack_ranges *s, u32 i, u32 cnt)
 static void quic_ack_ranges_ins(struct quic_ack_ranges *s, u32 i, u64 start,
 				u64 end)
 {
-	if (s->n == QUIC_ACK_RANGES_MAX) {
+	if (s->n == s->cap) {
 		if (i == s->n) {
 			/* Lower than everything kept: it is the oldest. */
 			s->floor = end + 1;

@@ -68,8 +68,28 @@ static void quic_space_init(struct quic_space *space)
 	quic_crypto_frames_init(space);
 }
 
+/*
+ * A gap in the space's received packet numbers: its ACK ranges move from
+ * the two inline ones to QUIC_ACK_RANGES_MAX (ack_ranges.h), charged to
+ * the socket.  Once per space, so a peer gets no more than that; without
+ * memory the set stays small and drops its lowest range, as a full one
+ * does.  Socket lock held (the receive path).
+ */
+void quic_space_rx_grow(struct sock *sk, struct quic_space *space)
+{
+	struct quic_range *ext;
+
+	ext = quic_obj_alloc(sk, QUIC_ACK_RANGES_MAX * sizeof(*ext),
+			     GFP_ATOMIC);
+	if (ext)
+		quic_ack_ranges_grow(&space->rx, ext);
+}
+
 static void quic_space_free(struct sock *sk, struct quic_space *space)
 {
+	quic_obj_free(sk, quic_ack_ranges_ext(&space->rx),
+		      QUIC_ACK_RANGES_MAX * sizeof(struct quic_range));
+	quic_ack_ranges_init(&space->rx);
 	quic_sent_free(space);
 	quic_frames_free(&space->frames);
 	quic_crypto_frames_free(sk, space);
@@ -101,7 +121,8 @@ static int quic_conn_recovery_init(struct quic_sock *qs,
 	qs->cong.hystart_off = !READ_ONCE(sysctl_quic_hystart);
 	quic_pacer_init(&qs->pacer, quic_cong_initial_window(qs->max_datagram));
 	quic_reorder_init(&qs->reorder);
-	quic_lost_log_init(&qs->lost_log);
+	if (qs->lost_log)
+		quic_lost_log_init(qs->lost_log);
 	return 0;
 }
 
@@ -154,6 +175,8 @@ void quic_conn_free(struct sock *sk)
 	if (cancel_work_sync(&qs->keys_work))
 		__sock_put(sk);	/* the reference of the work not run */
 	quic_streams_free(sk);
+	quic_obj_free(sk, qs->lost_log, sizeof(*qs->lost_log));
+	qs->lost_log = NULL;
 	quic_cid_set_free(sk, &qs->cids);
 	for (i = 0; i < QUIC_PN_SPACE_MAX; i++)
 		quic_space_free(sk, &qs->space[i]);

@@ -170,6 +170,7 @@ void quic_conn_abort(struct sock *sk, u32 errcode, u8 frame_type);
 void quic_conn_closing_rcv(struct sock *sk);
 void quic_conn_close_pending(struct sock *sk);
 void quic_conn_discard_space(struct sock *sk, u8 space);
+void quic_space_rx_grow(struct sock *sk, struct quic_space *space);
 void quic_conn_peer_closed(struct sock *sk, u64 errcode, u64 frame_type,
 			   const u8 *reason, u64 reason_len);
 void quic_conn_end(struct sock *sk, int err);

@@ -189,8 +189,12 @@ void quic_early_data_sock_init(struct sock *sk)
 /* Process context, no socket lock held: the socket is being destroyed. */
 void quic_early_data_sock_free(struct sock *sk)
 {
-	if (cancel_work_sync(&quic_sk(sk)->early.discard_work))
+	struct quic_early *e = &quic_sk(sk)->early;
+
+	if (cancel_work_sync(&e->discard_work))
 		__sock_put(sk);	/* the reference of the work not run */
+	quic_obj_free(sk, e->tp, sizeof(*e->tp));
+	e->tp = NULL;
 }
 
 /* Server: 0-RTT packets are no longer read; their keys go soon. */
@@ -206,10 +210,18 @@ static void quic_early_data_rx_close(struct sock *sk)
 }
 
 /* Client: the server's parameters remembered for 0-RTT (sockopt.c). */
-void quic_early_data_remote_tp(struct sock *sk,
-			       const struct quic_transport_params *tp)
+int quic_early_data_remote_tp(struct sock *sk,
+			      const struct quic_transport_params *tp)
 {
-	quic_sk(sk)->early.tp = *tp;
+	struct quic_early *e = &quic_sk(sk)->early;
+
+	if (!e->tp) {
+		e->tp = quic_obj_alloc(sk, sizeof(*e->tp), GFP_KERNEL);
+		if (!e->tp)
+			return -ENOMEM;
+	}
+	*e->tp = *tp;
+	return 0;
 }
 
 static bool quic_early_data_client(const struct sock *sk)
@@ -234,8 +246,8 @@ int quic_early_data_send_check(struct sock *sk)
 	if (!quic_early_data_client(sk))
 		return -ENOTCONN;
 	if (!qs->streams.ready) {
-		qs->peer_tp = qs->early.tp;
-		quic_streams_set_params(sk, &qs->local_tp, &qs->early.tp);
+		qs->peer_tp = *qs->early.tp;
+		quic_streams_set_params(sk, &qs->local_tp, qs->early.tp);
 		qs->early.tp_applied = true;
 	}
 	return qs->early.tp_applied ? 0 : -ENOTCONN;
@@ -358,8 +370,8 @@ static int quic_early_data_restart_streams(struct sock *sk)
 	st->blocked_at = U64_MAX;
 	st->local_blocked[0] = U64_MAX;
 	st->local_blocked[1] = U64_MAX;
-	for (i = 0; i < ARRAY_SIZE(st->hash); i++) {
-		hlist_for_each_entry(s, &st->hash[i], node) {
+	for (i = 0; i < quic_streams_buckets(st); i++) {
+		hlist_for_each_entry(s, quic_streams_bucket(st, i), node) {
 			if (!quic_stream_id_is_local(s->id, false))
 				continue;
 			s->send_max = quic_early_stream_max(s, tp);
@@ -449,7 +461,7 @@ int quic_early_data_secret(struct sock *sk, const struct quic_crypto_secret *s)
 static int quic_early_data_app_limits(struct sock *sk)
 {
 	struct quic_sock *qs = quic_sk(sk);
-	const struct quic_transport_params *old = &qs->early.tp;
+	const struct quic_transport_params *old = qs->early.tp;
 	const struct quic_transport_params *tp = &qs->peer_tp;
 	struct quic_streams *st = &qs->streams;
 	struct quic_stream *s;
@@ -482,8 +494,8 @@ static int quic_early_data_app_limits(struct sock *sk)
 	st->send_max = max(st->send_max, tp->initial_max_data);
 	st->local_max[0] = max(st->local_max[0], tp->initial_max_streams_bidi);
 	st->local_max[1] = max(st->local_max[1], tp->initial_max_streams_uni);
-	for (i = 0; i < ARRAY_SIZE(st->hash); i++)
-		hlist_for_each_entry(s, &st->hash[i], node)
+	for (i = 0; i < quic_streams_buckets(st); i++)
+		hlist_for_each_entry(s, quic_streams_bucket(st, i), node)
 			if (quic_stream_id_is_local(s->id, false))
 				s->send_max = max(s->send_max,
 						  quic_early_stream_max(s, tp));

@@ -39,8 +39,12 @@ struct quic_early {
 	bool	used;		/* some 0-RTT packet went out */
 	bool	rejected;	/* libquic: the server rejected 0-RTT */
 	u64	last_pn;	/* largest packet number sent in 0-RTT */
-	/* The server's parameters remembered for 0-RTT (remote = 1). */
-	struct quic_transport_params tp;
+	/*
+	 * The server's parameters remembered for 0-RTT (remote = 1): set
+	 * with peer_tp_saved_set, allocated then as only a resuming client
+	 * needs them (charged to the socket).
+	 */
+	struct quic_transport_params *tp;
 	/* Server. */
 	bool	rx_closed;	/* 0-RTT packets are no longer read */
 	u64	rx_close_at;	/* us: the first 1-RTT packet + 3 PTO */
@@ -63,8 +67,8 @@ int quic_early_data_init(void);
 void quic_early_data_exit(void);
 void quic_early_data_sock_init(struct sock *sk);
 void quic_early_data_sock_free(struct sock *sk);
-void quic_early_data_remote_tp(struct sock *sk,
-			       const struct quic_transport_params *tp);
+int quic_early_data_remote_tp(struct sock *sk,
+			      const struct quic_transport_params *tp);
 int quic_early_data_send_check(struct sock *sk);
 bool quic_early_data_stream_live(const struct sock *sk);
 bool quic_early_data_can_send(struct sock *sk);

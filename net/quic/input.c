@@ -422,6 +422,8 @@ static int quic_rcv_packet(struct sock *sk, struct sk_buff *skb,
 		plen -= ret;
 	}
 
+	if (quic_ack_ranges_want_grow(&space->rx))
+		quic_space_rx_grow(sk, space);
 	quic_ack_ranges_add(&space->rx, hdr.pn);
 	quic_path_on_rx(sk, skb, level, space->largest_rx == QUIC_PN_NONE ||
 			hdr.pn > space->largest_rx, probing);	/* path.c */

@@ -697,7 +697,8 @@ static void quic_on_spurious_loss(struct sock *sk, u64 smallest, u64 largest)
 	struct quic_sock *qs = quic_sk(sk);
 	struct quic_lost_rec rec;
 
-	while (quic_lost_log_take(&qs->lost_log, smallest, largest, &rec)) {
+	while (qs->lost_log &&
+	       quic_lost_log_take(qs->lost_log, smallest, largest, &rec)) {
 		QUIC_INC_STATS(PKT_SPURIOUS, 1);
 		quic_reorder_on_spurious(&qs->reorder, rec.distance,
 					 rec.by_time);
@@ -778,6 +779,28 @@ static void quic_on_lost(struct sock *sk, struct quic_space *space,
 
 #define QUIC_LOST_BATCH	32
 
+/*
+ * An APP packet declared lost goes into the log that shows later whether
+ * the loss was spurious (recovery.h).  The log is allocated at the first
+ * loss, as a connection without loss never needs it, and charged to the
+ * socket: one per connection.  Without memory the loss is not logged, so
+ * if it was spurious nothing is undone, as when the log has wrapped.
+ */
+static struct quic_lost_rec *quic_lost_log_rec(struct sock *sk, u64 pn,
+					       u64 distance, bool by_time)
+{
+	struct quic_sock *qs = quic_sk(sk);
+
+	if (!qs->lost_log) {
+		qs->lost_log = quic_obj_alloc(sk, sizeof(*qs->lost_log),
+					      GFP_ATOMIC);
+		if (!qs->lost_log)
+			return NULL;
+	}
+	return quic_lost_log_add(qs->lost_log, pn,
+				 min_t(u64, distance, U32_MAX), by_time);
+}
+
 /* The lost packets just given to congestion control: which event was it. */
 static void quic_lost_recs_episode(const struct quic_cong *c,
 				   struct quic_lost_rec **recs, u32 n)
@@ -824,9 +847,8 @@ static void quic_detect_loss(struct sock *sk, u8 id, u64 now)
 		}
 		QUIC_INC_STATS(PKT_LOST, 1);
 		recs[n] = !app ? NULL :
-			  quic_lost_log_add(&qs->lost_log, sp->meta.pn,
-					    min_t(u64, w.largest_acked -
-						  sp->meta.pn, U32_MAX),
+			  quic_lost_log_rec(sk, sp->meta.pn,
+					    w.largest_acked - sp->meta.pn,
 					    w.by_time);
 		lost[n++] = sp->meta;
 		quic_pc_walk_step(&pc, &sp->meta);

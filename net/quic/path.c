@@ -50,11 +50,6 @@
 #include "udp.h"
 #include "varint.h"
 
-static union quic_addr *quic_path_addr(struct sockaddr_storage *ss)
-{
-	return (union quic_addr *)ss;
-}
-
 /* An IPv4-mapped IPv6 address compares as the IPv4 address. */
 static bool quic_path_v4(const union quic_addr *a, __be32 *ip)
 {
@@ -120,11 +115,11 @@ static void quic_path_swap(struct sock *sk)
 	struct quic_amp amp;
 
 	a = qs->peer;
-	qs->peer = *quic_path_addr(&alt->peer);
-	*quic_path_addr(&alt->peer) = a;
+	qs->peer = alt->peer;
+	alt->peer = a;
 	a = qs->local;
-	qs->local = *quic_path_addr(&alt->local);
-	*quic_path_addr(&alt->local) = a;
+	qs->local = alt->local;
+	alt->local = a;
 	us = qs->udp;
 	qs->udp = alt->udp;
 	alt->udp = us;
@@ -274,7 +269,8 @@ static void quic_path_reset_cc(struct sock *sk)
 		qs->cong.episode = episode;
 	}
 	quic_pacer_init(&qs->pacer, quic_cong_initial_window(qs->max_datagram));
-	quic_lost_log_init(&qs->lost_log);
+	if (qs->lost_log)
+		quic_lost_log_init(qs->lost_log);
 }
 
 /*
@@ -316,7 +312,7 @@ static struct quic_udp_sock *quic_path_udp_of(struct sock *sk,
 {
 	struct quic_paths *p = &quic_sk(sk)->paths;
 
-	if (p->pref_udp && quic_path_local_eq(quic_path_addr(&p->pref), l))
+	if (p->pref_udp && quic_path_local_eq(&p->pref, l))
 		return p->pref_udp;
 	return quic_sk(sk)->udp;
 }
@@ -343,16 +339,16 @@ static int quic_path_move(struct sock *sk, const union quic_addr *peer,
 	if (p->alt_state == QUIC_PATH_ALT_PROBE) {
 		/* A challenge from there is now answered on the active path. */
 		if (p->alt_resp_due &&
-		    quic_path_addr_eq(quic_path_addr(&alt->peer), peer) &&
-		    quic_path_addr_eq(quic_path_addr(&alt->local), local)) {
+		    quic_path_addr_eq(&alt->peer, peer) &&
+		    quic_path_addr_eq(&alt->local, local)) {
 			memcpy(qs->path_resp, p->alt_resp, sizeof(qs->path_resp));
 			qs->path_resp_pending = true;
 		}
 		quic_path_alt_release(sk);
 	}
 	if (p->alt_state == QUIC_PATH_ALT_OLD &&
-	    quic_path_addr_eq(quic_path_addr(&alt->peer), peer) &&
-	    quic_path_addr_eq(quic_path_addr(&alt->local), local)) {
+	    quic_path_addr_eq(&alt->peer, peer) &&
+	    quic_path_addr_eq(&alt->local, local)) {
 		/* Back to the path we left, validated before (§9.3). */
 		quic_path_swap(sk);
 		quic_path_alt_release(sk);
@@ -374,7 +370,7 @@ static int quic_path_move(struct sock *sk, const union quic_addr *peer,
 		qs->udp = us;
 	} else {
 		quic_path_swap(sk);	/* @alt is the path we leave */
-		qs->peer = *quic_path_addr(&alt->peer);
+		qs->peer = alt->peer;
 		qs->udp = us;
 		p->alt_state = QUIC_PATH_ALT_OLD;
 		p->reset_cc = false;
@@ -420,10 +416,8 @@ static bool quic_path_on_alt(struct sock *sk, struct sk_buff *skb,
 	struct quic_path *alt = &qs->paths.alt;
 
 	return qs->paths.alt_state != QUIC_PATH_ALT_NONE &&
-	       quic_path_addr_eq(quic_path_from(skb),
-				 quic_path_addr(&alt->peer)) &&
-	       (!qs->is_server ||
-		quic_path_local_eq(quic_path_addr(&alt->local), l));
+	       quic_path_addr_eq(quic_path_from(skb), &alt->peer) &&
+	       (!qs->is_server || quic_path_local_eq(&alt->local, l));
 }
 
 /**
@@ -451,13 +445,13 @@ bool quic_path_rx_drop(struct sock *sk, struct sk_buff *skb, u8 level)
 		/* §9: only known server addresses. */
 		if (!qs->handshake_confirmed) {
 			if (!p->hs_peer_set) {
-				*quic_path_addr(&p->hs_peer) = *from;
+				p->hs_peer = *from;
 				p->hs_peer_set = true;
 			}
 			return false;
 		}
 		if (p->hs_peer_set &&
-		    quic_path_addr_eq(from, quic_path_addr(&p->hs_peer)))
+		    quic_path_addr_eq(from, &p->hs_peer))
 			return false;
 		goto drop;
 	}
@@ -528,8 +522,8 @@ void quic_path_on_challenge(struct sock *sk, struct sk_buff *skb,
 	if (p->alt_state == QUIC_PATH_ALT_NONE) {
 		if (!quic_path_dst_ready(p))
 			return;
-		*quic_path_addr(&alt->peer) = *quic_path_from(skb);
-		*quic_path_addr(&alt->local) = l;
+		alt->peer = *quic_path_from(skb);
+		alt->local = l;
 		alt->udp = quic_path_udp_of(sk, &l);
 		quic_udp_sock_hold(alt->udp);
 		dst_cache_reset(&alt->dst_cache);
@@ -682,7 +676,7 @@ static int quic_path_set_pref(struct sock *sk, const union quic_addr *a)
 	if (p->pref_udp)
 		quic_udp_sock_put(p->pref_udp);
 	p->pref_udp = us;
-	*quic_path_addr(&p->pref) = us->addr;
+	p->pref = us->addr;
 	return 0;
 }
 
@@ -774,7 +768,7 @@ int quic_path_pref_start(struct sock *sk)
 {
 	struct quic_sock *qs = quic_sk(sk);
 	struct quic_tp_preferred_address *pa = &qs->local_tp.preferred_address;
-	const union quic_addr *a = quic_path_addr(&qs->paths.pref);
+	const union quic_addr *a = &qs->paths.pref;
 	int err;
 
 	if (!qs->paths.pref_udp)

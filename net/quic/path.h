@@ -21,6 +21,8 @@
 #ifndef _NET_QUIC_PATH_H
 #define _NET_QUIC_PATH_H
 
+#include <linux/in.h>
+#include <linux/in6.h>
 #include <linux/sockptr.h>
 #include <linux/timer.h>
 #include <linux/workqueue.h>
@@ -33,7 +35,13 @@ struct sock;
 struct sk_buff;
 struct quic_udp_sock;
 struct quic_wr;
-union quic_addr;
+
+/* A socket address of ours: 28 bytes where sockaddr_storage takes 128. */
+union quic_addr {
+	struct sockaddr		sa;
+	struct sockaddr_in	v4;
+	struct sockaddr_in6	v6;
+};
 
 /* PATH_CHALLENGEs sent for one validation before it is abandoned. */
 #define QUIC_PATH_MAX_TRIES	5
@@ -46,8 +54,8 @@ enum quic_path_alt {
 
 /* A path that is not the active one: the fields of struct quic_sock's. */
 struct quic_path {
-	struct sockaddr_storage	peer;	/* union quic_addr */
-	struct sockaddr_storage	local;
+	union quic_addr		peer;
+	union quic_addr		local;
 	struct quic_udp_sock	*udp;	/* a reference of ours */
 	struct dst_cache	dst_cache;
 	struct quic_amp		amp;
@@ -71,13 +79,13 @@ struct quic_paths {
 	bool			alt_resp_due;
 	u8			alt_resp[QUIC_PATH_CHALLENGE_LEN];
 	/* Client: the server address the handshake came from (§9). */
-	struct sockaddr_storage	hs_peer;
+	union quic_addr		hs_peer;
 	bool			hs_peer_set;
 	/*
 	 * Server's preferred address (RFC 9000 §9.6): set on the listener,
 	 * which holds a tunnel socket there; its connections hold it too.
 	 */
-	struct sockaddr_storage	pref;
+	union quic_addr		pref;
 	struct quic_udp_sock	*pref_udp;	/* a reference of ours */
 	bool			pref_used;	/* a packet came to it */
 	struct timer_list	timer;		/* PATH_CHALLENGE again */

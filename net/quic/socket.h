@@ -37,12 +37,6 @@ struct quic_udp_sock;
 #define QUIC_TICKET_KEY_LEN	64	/* a server's key made by the kernel */
 #define QUIC_TOKEN_MAX		512	/* a client's address-validation token */
 
-union quic_addr {
-	struct sockaddr		sa;
-	struct sockaddr_in	v4;
-	struct sockaddr_in6	v6;
-};
-
 static inline __be16 quic_addr_port(const union quic_addr *addr)
 {
 	return addr->sa.sa_family == AF_INET ? addr->v4.sin_port :
@@ -80,7 +74,8 @@ struct quic_sock {
 	struct quic_cong	cong;
 	struct quic_pacer	pacer;
 	struct quic_reorder	reorder;	/* loss thresholds, APP space */
-	struct quic_lost_log	lost_log;	/* APP packets declared lost */
+	/* APP packets declared lost: NULL until the first (output.c). */
+	struct quic_lost_log	*lost_log;
 	struct quic_idle	idle;
 	u64			keepalive_sent;	/* last keepalive PING, us */
 	struct quic_amp		amp;

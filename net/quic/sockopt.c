@@ -259,9 +259,11 @@ static int quic_set_tp_remote(struct sock *sk,
 	err = quic_tp_from_user(&tp, &limits);
 	if (err)
 		return err;
+	err = quic_early_data_remote_tp(sk, &tp);
+	if (err)
+		return err;
 	qs->peer_tp_saved = *p;
 	qs->peer_tp_saved_set = true;
-	quic_early_data_remote_tp(sk, &tp);
 	return 0;
 }
 

@@ -27,8 +27,9 @@ void quic_streams_init(struct sock *sk)
 	int i;
 
 	memset(st, 0, sizeof(*st));
-	for (i = 0; i < ARRAY_SIZE(st->hash); i++)
-		INIT_HLIST_HEAD(&st->hash[i]);
+	st->hash_bits = QUIC_STREAM_HASH_BITS_MIN;
+	for (i = 0; i < ARRAY_SIZE(st->hash_small); i++)
+		INIT_HLIST_HEAD(&st->hash_small[i]);
 	INIT_LIST_HEAD(&st->send_list);
 	INIT_LIST_HEAD(&st->ctrl_list);
 	INIT_LIST_HEAD(&st->read_list);
@@ -57,9 +58,47 @@ void quic_streams_free(struct sock *sk)
 	struct hlist_node *tmp;
 	int i;
 
-	for (i = 0; i < ARRAY_SIZE(st->hash); i++)
-		hlist_for_each_entry_safe(s, tmp, &st->hash[i], node)
+	for (i = 0; i < quic_streams_buckets(st); i++)
+		hlist_for_each_entry_safe(s, tmp, quic_streams_bucket(st, i),
+					  node)
 			quic_stream_destroy(sk, s);
+	if (st->hash)
+		quic_obj_free(sk, st->hash, sizeof(*st->hash) << st->hash_bits);
+	st->hash = NULL;
+	st->hash_bits = QUIC_STREAM_HASH_BITS_MIN;
+}
+
+/*
+ * Two streams a bucket: the table doubles, up to QUIC_STREAM_HASH_BITS_MAX
+ * bits; the streams a peer opens are bounded by the MAX_STREAMS we give.
+ * Without memory the chains grow longer instead.
+ */
+static void quic_streams_grow(struct sock *sk, gfp_t gfp)
+{
+	struct quic_streams *st = &quic_sk(sk)->streams;
+	u32 i, bits = st->hash_bits + 1;
+	struct hlist_head *tab;
+	struct hlist_node *tmp;
+	struct quic_stream *s;
+
+	if (st->hash_bits >= QUIC_STREAM_HASH_BITS_MAX ||
+	    st->count < 2 * quic_streams_buckets(st))
+		return;
+	tab = quic_obj_alloc(sk, sizeof(*tab) << bits, gfp);
+	if (!tab)
+		return;
+	for (i = 0; i < (1U << bits); i++)
+		INIT_HLIST_HEAD(&tab[i]);
+	for (i = 0; i < quic_streams_buckets(st); i++)
+		hlist_for_each_entry_safe(s, tmp, quic_streams_bucket(st, i),
+					  node) {
+			hlist_del(&s->node);
+			hlist_add_head(&s->node, &tab[hash_64(s->id, bits)]);
+		}
+	if (st->hash)
+		quic_obj_free(sk, st->hash, sizeof(*tab) << st->hash_bits);
+	st->hash = tab;
+	st->hash_bits = bits;
 }
 
 /*
@@ -89,10 +128,11 @@ void quic_streams_set_params(struct sock *sk,
 struct quic_stream *quic_stream_find(struct sock *sk, u64 id)
 {
 	struct quic_streams *st = &quic_sk(sk)->streams;
+	struct hlist_head *head;
 	struct quic_stream *s;
 
-	hlist_for_each_entry(s, &st->hash[hash_64(id, QUIC_STREAM_HASH_BITS)],
-			     node)
+	head = quic_streams_bucket(st, hash_64(id, st->hash_bits));
+	hlist_for_each_entry(s, head, node)
 		if (s->id == id)
 			return s;
 	return NULL;
@@ -138,8 +178,10 @@ static struct quic_stream *quic_stream_new(struct sock *sk, u64 id, gfp_t gfp)
 		s->recv_state = QUIC_STREAM_RECV_STATE_READ;	/* nothing to do */
 		s->fin_read = true;
 	}
+	quic_streams_grow(sk, gfp);
 	hlist_add_head(&s->node,
-		       &qs->streams.hash[hash_64(id, QUIC_STREAM_HASH_BITS)]);
+		       quic_streams_bucket(&qs->streams,
+					   hash_64(id, qs->streams.hash_bits)));
 	qs->streams.count++;
 	return s;
 }

@@ -35,7 +35,14 @@ struct quic_wr;
 struct quic_frame_tx;
 struct quic_transport_params;
 
-#define QUIC_STREAM_HASH_BITS	6
+/*
+ * Streams by ID: a table of 2^QUIC_STREAM_HASH_BITS_MIN buckets inside
+ * struct quic_streams, as most connections have a few streams, that
+ * doubles once it holds two streams a bucket, up to
+ * 2^QUIC_STREAM_HASH_BITS_MAX buckets (2 KiB) charged to the socket.
+ */
+#define QUIC_STREAM_HASH_BITS_MIN	2
+#define QUIC_STREAM_HASH_BITS_MAX	8
 
 /* Control frames a stream owes the peer (quic_stream.ctrl). */
 enum {
@@ -106,7 +113,9 @@ struct quic_stream {
 };
 
 struct quic_streams {
-	struct hlist_head	hash[1 << QUIC_STREAM_HASH_BITS];
+	struct hlist_head	*hash;		/* a larger table, or NULL */
+	struct hlist_head	hash_small[1 << QUIC_STREAM_HASH_BITS_MIN];
+	u8			hash_bits;	/* of the table in use */
 	struct list_head	send_list;	/* streams with new data to send */
 	struct list_head	ctrl_list;	/* streams with ctrl bits set */
 	struct list_head	read_list;	/* streams recvmsg can read */
@@ -138,6 +147,17 @@ struct quic_streams {
 	u64			ooo_mem;
 	bool			ready;		/* transport parameters known */
 };
+
+static inline u32 quic_streams_buckets(const struct quic_streams *st)
+{
+	return 1U << st->hash_bits;
+}
+
+static inline struct hlist_head *quic_streams_bucket(struct quic_streams *st,
+						     u32 i)
+{
+	return &(st->hash ?: st->hash_small)[i];
+}
 
 /* What became of a queued STREAM frame offered to a packet. */
 enum quic_retx_result {

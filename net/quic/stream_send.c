@@ -76,8 +76,8 @@ bool quic_streams_unacked(struct sock *sk)
 	struct quic_stream *s;
 	int i;
 
-	for (i = 0; i < ARRAY_SIZE(st->hash); i++) {
-		hlist_for_each_entry(s, &st->hash[i], node) {
+	for (i = 0; i < quic_streams_buckets(st); i++) {
+		hlist_for_each_entry(s, quic_streams_bucket(st, i), node) {
 			if (s->send_state != QUIC_STREAM_SEND_STATE_SEND &&
 			    s->send_state != QUIC_STREAM_SEND_STATE_SENT)
 				continue;

@@ -56,6 +56,15 @@ static void ref_trim(struct ref *r)
 	r->floor = rr[n - 1].end + 1;
 }
 
+/* A set grown to QUIC_ACK_RANGES_MAX, as a connection's becomes on a gap. */
+static struct quic_range ext_buf[QUIC_ACK_RANGES_MAX];
+
+static void ranges_init(struct quic_ack_ranges *s)
+{
+	quic_ack_ranges_init(s);
+	quic_ack_ranges_grow(s, ext_buf);
+}
+
 static int ref_add_range(struct ref *r, u64 start, u64 end)
 {
 	int fresh = 0;
@@ -138,7 +147,7 @@ static void test_random(u64 seed, int ops)
 	tap_begin("ack_ranges: %d random ops vs bitmap, seed %llu", ops,
 		  (unsigned long long)seed);
 	memset(&ref, 0, sizeof(ref));
-	quic_ack_ranges_init(&s);
+	ranges_init(&s);
 	for (i = 0; i < ops && !bad; i++) {
 		u64 r = test_rand(&seed) % 100, a, b, pn;
 		int got, want;
@@ -192,7 +201,7 @@ static void test_new_random(u64 seed)
 		int k, n, m;
 
 		memset(&ref, 0, sizeof(ref));
-		quic_ack_ranges_init(&s);
+		ranges_init(&s);
 		for (k = 0; k < 20; k++) {
 			a = test_rand(&seed) % 200;
 			b = a + test_rand(&seed) % 10;
@@ -229,7 +238,7 @@ static void test_basics(void)
 	int i;
 
 	tap_begin("ack_ranges: in-order packets make one range");
-	quic_ack_ranges_init(&s);
+	ranges_init(&s);
 	EXPECT_EQ(quic_ack_ranges_largest(&s), ~0ULL);
 	for (i = 0; i < 100; i++)
 		EXPECT_EQ(quic_ack_ranges_add(&s, i), 1);
@@ -247,7 +256,7 @@ static void test_basics(void)
 	tap_end();
 
 	tap_begin("ack_ranges: a hole is filled and merges two ranges");
-	quic_ack_ranges_init(&s);
+	ranges_init(&s);
 	quic_ack_ranges_add(&s, 1);
 	quic_ack_ranges_add(&s, 3);
 	EXPECT_EQ(s.n, 2);
@@ -260,7 +269,7 @@ static void test_basics(void)
 	tap_end();
 
 	tap_begin("ack_ranges: full set drops its oldest range, floor rises");
-	quic_ack_ranges_init(&s);
+	ranges_init(&s);
 	for (i = 0; i < QUIC_ACK_RANGES_MAX + 1; i++)
 		EXPECT_EQ(quic_ack_ranges_add(&s, 10 + 2 * i), 1);
 	EXPECT_EQ(s.n, QUIC_ACK_RANGES_MAX);
@@ -274,8 +283,31 @@ static void test_basics(void)
 	EXPECT_EQ(s.floor, 13);
 	tap_end();
 
-	tap_begin("ack_ranges: drop_below trims and forgets");
+	tap_begin("ack_ranges: inline set, then grown with its ranges kept");
 	quic_ack_ranges_init(&s);
+	EXPECT(!quic_ack_ranges_ext(&s));
+	EXPECT_EQ(quic_ack_ranges_add(&s, 10), 1);
+	EXPECT(!quic_ack_ranges_want_grow(&s));
+	EXPECT_EQ(quic_ack_ranges_add(&s, 12), 1);
+	EXPECT(quic_ack_ranges_want_grow(&s));
+	/* Not grown: a third range drops the lowest, as a full set does. */
+	EXPECT_EQ(quic_ack_ranges_add(&s, 14), 1);
+	EXPECT_EQ(s.n, QUIC_ACK_RANGES_INLINE);
+	EXPECT_EQ(s.floor, 11);
+	quic_ack_ranges_grow(&s, ext_buf);
+	EXPECT(quic_ack_ranges_ext(&s) == ext_buf);
+	EXPECT(!quic_ack_ranges_want_grow(&s));
+	EXPECT_EQ(s.n, 2);
+	EXPECT_EQ(s.r[0].start, 14);
+	EXPECT_EQ(s.r[1].start, 12);
+	EXPECT_EQ(quic_ack_ranges_add(&s, 16), 1);
+	EXPECT_EQ(s.n, 3);
+	EXPECT_EQ(s.floor, 11);
+	EXPECT(quic_ack_ranges_contains(&s, 12));
+	tap_end();
+
+	tap_begin("ack_ranges: drop_below trims and forgets");
+	ranges_init(&s);
 	quic_ack_ranges_add_range(&s, 0, 9);
 	quic_ack_ranges_add_range(&s, 20, 29);
 	quic_ack_ranges_drop_below(&s, 25);
@@ -294,7 +326,7 @@ static void test_basics(void)
 	tap_end();
 
 	tap_begin("ack_ranges: ACK frame bytes for {0-2, 5, 7-9}");
-	quic_ack_ranges_init(&s);
+	ranges_init(&s);
 	quic_ack_ranges_add_range(&s, 0, 2);
 	quic_ack_ranges_add(&s, 5);
 	quic_ack_ranges_add_range(&s, 7, 9);
@@ -309,12 +341,12 @@ static void test_basics(void)
 	EXPECT_EQ(quic_ack_ranges_encode(&s, buf, 5, 3, NULL), 5);
 	EXPECT_EQ(buf[3], 0);
 	EXPECT_EQ(quic_ack_ranges_encode(&s, buf, 4, 3, NULL), -ENOSPC);
-	quic_ack_ranges_init(&s);
+	ranges_init(&s);
 	EXPECT_EQ(quic_ack_ranges_encode(&s, buf, 64, 3, NULL), -EINVAL);
 	tap_end();
 
 	tap_begin("ack_ranges: newly acked parts of a range");
-	quic_ack_ranges_init(&s);
+	ranges_init(&s);
 	quic_ack_ranges_add_range(&s, 10, 19);
 	quic_ack_ranges_add_range(&s, 30, 39);
 	EXPECT_EQ(quic_ack_ranges_new(&s, 0, 50, out, 4), 3);
