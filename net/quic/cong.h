@@ -77,7 +77,11 @@
  *   A round trip ends when a packet sent after it started is acknowledged;
  *   its delivery rate sample is the bytes acknowledged in it over its
  *   duration (no per-packet delivery state); app-limited rounds count
- *   only if they raise the estimate.
+ *   only if they raise the estimate, and not towards Startup's end.  A
+ *   round is app-limited if the sender ran out of data in it and neither
+ *   the window nor the pacer held data back at any other time in it (a
+ *   sender short of data a moment every round trip, as one waiting for
+ *   flow-control credit behind a loss, still finds the pipe full).
  *   The window also holds extra_acked, the data acknowledged beyond what
  *   btl_bw explains since the ACK rate last fell below it (ACK
  *   aggregation), the largest over 10 round trips (1 in Startup).
@@ -183,6 +187,7 @@ struct quic_bbr {
 	u8 mode;		/* enum quic_bbr_mode */
 	bool filled_pipe;
 	bool round_app_limited;	/* app-limited at some time in the round */
+	bool round_net_limited;	/* and the window or pacer held data back */
 };
 
 /*

@@ -289,7 +289,8 @@ static void quic_bbr_on_packet_acked(struct quic_cong *c,
 		u64 bw = quic_bbr_rate(b->delivered - b->round_delivered,
 				       min(now - b->round_start,
 					   QUIC_CONG_TIME_MAX));
-		bool app_limited = b->round_app_limited || c->app_limited;
+		bool app_limited = (b->round_app_limited || c->app_limited) &&
+				   !b->round_net_limited;
 
 		b->rounds++;
 		/* app-limited rounds only count when they raise the max */
@@ -299,6 +300,7 @@ static void quic_bbr_on_packet_acked(struct quic_cong *c,
 		b->round_start = now;
 		b->round_delivered = b->delivered;
 		b->round_app_limited = c->app_limited;
+		b->round_net_limited = false;
 		round_end = true;
 	}
 	quic_bbr_ack_aggregation(c, p->size, round_end, now);
@@ -323,11 +325,17 @@ static void quic_bbr_on_packet_acked(struct quic_cong *c,
 	quic_bbr_set_cwnd(c, p->size);
 }
 
+/*
+ * Out of data with the window open, or no longer: then the window or the
+ * pacer stopped the sender (cong.c), which had data.
+ */
 static void quic_bbr_on_app_limited(struct quic_cong *c, bool limited,
 				    u64 now)
 {
 	if (limited)
 		c->bbr.round_app_limited = true;
+	else
+		c->bbr.round_net_limited = true;
 }
 
 /* Loss is no congestion signal to BBRv1: the window stays. */

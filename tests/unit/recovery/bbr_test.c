@@ -98,6 +98,8 @@ struct sim {
 	u64 delay;		/* round-trip propagation, us */
 	u32 loss_ppm;
 	u64 ack_quantum;	/* ACKs held and sent together every this, us */
+	u64 stall_every;	/* the application has no data for stall_len */
+	u64 stall_len;		/* us at the start of every stall_every us */
 	u32 seed;
 	u64 delivered;
 	bool saw_probe_rtt;
@@ -191,14 +193,21 @@ static u64 sim_run(struct sim *s, u64 end, u64 from)
 			s->saw_drain = true;
 		if (!start && s->now >= from)
 			start = s->delivered + 1;
-		if (s->tail - s->head < SIM_RING - 1 &&
-		    quic_cong_window_left(&s->c) >= MSS) {
+		if (s->stall_every &&
+		    (s->now - T0) % s->stall_every < s->stall_len) {
+			/* out of data: app-limited if the window is open */
+			quic_cong_on_tx_stop(&s->c, true, s->now);
+			next = min(next, s->now - (s->now - T0) % s->stall_every +
+					 s->stall_len);
+		} else if (s->tail - s->head < SIM_RING - 1 &&
+			   quic_cong_window_left(&s->c) >= MSS) {
 			u64 d = sim_departure(s);
 
 			if (d <= s->now) {
 				sim_send(s);
 				continue;
 			}
+			quic_cong_on_tx_stop(&s->c, false, s->now);
 			next = min(next, d);
 		}
 		if (s->head < s->tail)
@@ -302,6 +311,34 @@ static void ack_aggregation(void)
 	EXPECT(got >= LINK_RATE * 2 * 9 / 10);
 }
 
+/*
+ * The application runs out of data for 4 ms of every 40 (a sender short
+ * of flow-control credit, or of CPU): every round trip sees the sender
+ * app-limited for a moment, but most packets are sent with data waiting.
+ * Only the delivery samples of packets sent while app-limited (until what
+ * was in flight then is delivered) are app-limited, so Startup still
+ * finds the pipe full and ends; marking whole rounds app-limited kept
+ * BBR in Startup, its window at 2.89 BDP and more.
+ */
+static void app_limited_moments(void)
+{
+	struct sim *s = &sim;
+	u64 got;
+
+	sim_init(s, QUIC_CONG_ALG_BBR, LINK_RATE, LINK_RTT, 10000);
+	s->stall_every = 40 * MS;
+	s->stall_len = 4 * MS;
+	got = sim_run(s, T0 + 5000 * MS, T0 + 3000 * MS);
+	printf("# app-limited 10%% of the time, 1%% loss: mode %s, cwnd %llu (BDP %llu), 2 s: %llu bytes\n",
+	       quic_bbr_mode_name(&s->c), (unsigned long long)s->c.cwnd,
+	       LINK_BDP, (unsigned long long)got);
+	EXPECT(s->c.bbr.filled_pipe);
+	EXPECT(s->c.bbr.mode == QUIC_BBR_PROBE_BW ||
+	       s->c.bbr.mode == QUIC_BBR_PROBE_RTT);
+	EXPECT(s->c.cwnd <= LINK_BDP * 5 / 2);
+	EXPECT(got >= LINK_RATE * 2 * 80 / 100);
+}
+
 /* RFC 9002 sanity on the same path: CUBIC without loss fills it too. */
 static void cubic_no_loss(void)
 {
@@ -340,6 +377,7 @@ static const struct rt_case cases[] = {
 	RT_CASE(random_loss),
 	RT_CASE(probe_rtt),
 	RT_CASE(ack_aggregation),
+	RT_CASE(app_limited_moments),
 	RT_CASE(cubic_no_loss),
 	RT_CASE(cubic_hystart_ends_slow_start),
 };
