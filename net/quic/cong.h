@@ -69,7 +69,8 @@
  *   sends at pacing_gain * btl_bw (pacing, quic_cong_pacing_window()) with
  *   cwnd = cwnd_gain * BDP + 3 packets, at least 4 packets (MinPipeCwnd).
  *   Startup: gains 2/ln 2 until three round trips in a row grew the
- *   bandwidth by less than 25%; Drain: the inverse pacing gain until
+ *   bandwidth by less than 25% (before the first round's rate, cwnd grows
+ *   by what is acknowledged, as in slow start); Drain: the inverse pacing gain until
  *   in flight is down to one BDP; ProbeBW: pacing gains 1.25, 0.75, then
  *   six times 1, one min_rtt each (the 0.75 phase ends early once in
  *   flight is down to one BDP), cwnd gain 2; ProbeRTT: when min_rtt was

@@ -250,8 +250,10 @@ static void quic_bbr_ack_aggregation(struct quic_cong *c, u32 bytes,
 /*
  * cwnd: grows by what was acknowledged up to cwnd_gain * BDP plus a few
  * packets and extra_acked for ACK aggregation (before the pipe is full,
- * without the cap once below the target), never below the minimum pipe,
- * and held at it in ProbeRTT.
+ * without the cap once below the target, and without any before the
+ * first round's rate: until then the BDP is a guess, the initial window,
+ * and the first round ends two round trips after the first data left),
+ * never below the minimum pipe, and held at it in ProbeRTT.
  */
 static void quic_bbr_set_cwnd(struct quic_cong *c, u32 acked)
 {
@@ -262,7 +264,7 @@ static void quic_bbr_set_cwnd(struct quic_cong *c, u32 acked)
 
 	if (b->filled_pipe)
 		c->cwnd = min(c->cwnd + acked, target);
-	else if (c->cwnd < target)
+	else if (c->cwnd < target || !b->btl_bw)
 		c->cwnd += acked;
 	c->cwnd = max(c->cwnd, quic_bbr_min_pipe(c));
 	if (b->mode == QUIC_BBR_PROBE_RTT)
