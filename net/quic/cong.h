@@ -172,6 +172,7 @@ struct quic_bbr {
 	u64 delivered;		/* bytes acknowledged */
 	u64 round_delivered;	/* delivered when the round started */
 	u64 round_start;	/* 0: no round started */
+	u64 round_sent;		/* send time of the packet that started it */
 	u64 rounds;		/* round trips ended */
 	u64 cycle_stamp;	/* ProbeBW phase start */
 	u64 probe_rtt_done;	/* ProbeRTT end, 0: not down to 4 packets */
@@ -326,6 +327,7 @@ u64 quic_cubic_window(const struct quic_cong *c, u64 t);
 /* BBR internals, exposed for the tests. */
 u64 quic_bbr_rate(u64 bytes, u64 us);
 u64 quic_bbr_bdp(const struct quic_cong *c, u32 gain);
+u64 quic_bbr_aggregation(const struct quic_cong *c);
 const char *quic_bbr_mode_name(const struct quic_cong *c);
 
 #endif /* _NET_QUIC_CONG_H */

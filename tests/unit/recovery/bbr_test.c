@@ -65,6 +65,26 @@ static void pacing_window(void)
 	EXPECT_EQ(quic_cong_pacing_window(&c, 40 * MS), 40000);
 }
 
+/*
+ * Startup paces at least at its gain times the window over srtt: a first
+ * round's rate far below the path's (it spanned the handshake) paced
+ * 27 KB at one packet per 100 ms.  Once the pipe is full, the model only.
+ */
+static void startup_pacing_floor(void)
+{
+	struct quic_cong c;
+
+	bbr(&c);
+	c.cwnd = 27104;
+	c.bbr.btl_bw = 5000;
+	c.bbr.min_rtt = 100 * MS;
+	EXPECT(quic_cong_pacing_window(&c, 100 * MS) >= 2 * c.cwnd);
+	c.bbr.filled_pipe = true;
+	c.bbr.mode = QUIC_BBR_PROBE_BW;
+	c.bbr.cycle_idx = 2;
+	EXPECT_EQ(quic_cong_pacing_window(&c, 100 * MS), MSS);
+}
+
 /* Loss does not reduce BBR's window; persistent congestion does. */
 static void loss_keeps_window(void)
 {
@@ -339,6 +359,35 @@ static void ack_aggregation(void)
 }
 
 /*
+ * ACKs held for 100 ms at a time, longer than the 40 ms round trip (a
+ * receiver busy elsewhere): a round's rate is taken over the time its
+ * data took to be sent if that is longer than the bunched ACKs took, so
+ * the bandwidth stays the link's (it was 1.7 times it); the window holds
+ * at most one BDP for the aggregation, 3 BDP in all, not the several BDP
+ * of queue the bursts would justify; the link stays full.
+ */
+static void ack_aggregation_capped(void)
+{
+	struct sim *s = &sim;
+	u64 got;
+
+	sim_init(s, QUIC_CONG_ALG_BBR, LINK_RATE, LINK_RTT, 0);
+	s->ack_quantum = 100 * MS;
+	got = sim_run(s, T0 + 5000 * MS, T0 + 3000 * MS);
+	printf("# 100 ms ACK bursts: bw %llu, min_rtt %llu, extra_acked %llu, cwnd %llu, 2 s: %llu bytes\n",
+	       (unsigned long long)s->c.bbr.btl_bw,
+	       (unsigned long long)s->c.bbr.min_rtt,
+	       (unsigned long long)max(s->c.bbr.extra_acked[0],
+				       s->c.bbr.extra_acked[1]),
+	       (unsigned long long)s->c.cwnd, (unsigned long long)got);
+	EXPECT(s->c.bbr.btl_bw <= LINK_RATE * 11 / 10);
+	EXPECT(max(s->c.bbr.extra_acked[0], s->c.bbr.extra_acked[1]) >
+	       quic_bbr_bdp(&s->c, 256));
+	EXPECT(s->c.cwnd <= quic_bbr_bdp(&s->c, 3 * 256) + 3 * MSS);
+	EXPECT(got >= LINK_RATE * 2 * 9 / 10);
+}
+
+/*
  * The application runs out of data for 4 ms of every 40 (a sender short
  * of flow-control credit, or of CPU): every round trip sees the sender
  * app-limited for a moment, but most packets are sent with data waiting.
@@ -427,12 +476,14 @@ static const struct rt_case cases[] = {
 	RT_CASE(select_bbr),
 	RT_CASE(rate_and_bdp),
 	RT_CASE(pacing_window),
+	RT_CASE(startup_pacing_floor),
 	RT_CASE(loss_keeps_window),
 	RT_CASE(startup_before_model),
 	RT_CASE(startup_drain_probe_bw),
 	RT_CASE(random_loss),
 	RT_CASE(probe_rtt),
 	RT_CASE(ack_aggregation),
+	RT_CASE(ack_aggregation_capped),
 	RT_CASE(app_limited_moments),
 	RT_CASE(startup_long_rtt),
 	RT_CASE(cubic_no_loss),
