@@ -77,7 +77,9 @@
  *   not refreshed for 10 s, cwnd 4 packets for 200 ms and a round trip.
  *   A round trip ends when a packet sent after it started is acknowledged;
  *   its delivery rate sample is the bytes acknowledged in it over its
- *   duration (no per-packet delivery state); app-limited rounds count
+ *   duration, or over the time between the sending of the packets whose
+ *   ACKs started and ended it if longer (bunched ACKs; no per-packet
+ *   delivery state); app-limited rounds count
  *   only if they raise the estimate, and not towards Startup's end.  A
  *   round is app-limited if the sender ran out of data in it and neither
  *   the window nor the pacer held data back at any other time in it (a
@@ -85,7 +87,8 @@
  *   flow-control credit behind a loss, still finds the pipe full).
  *   The window also holds extra_acked, the data acknowledged beyond what
  *   btl_bw explains since the ACK rate last fell below it (ACK
- *   aggregation), the largest over 10 round trips (1 in Startup).
+ *   aggregation), the largest over 10 round trips (1 in Startup), at
+ *   most one BDP.  Startup paces at least at its gain times cwnd/srtt.
  *   Left out: BBRv3's responses to loss and ECN (loss and CE marks do not
  *   change the window; persistent congestion does, through the common
  *   rule), the randomized ProbeBW start, the idle restart.
