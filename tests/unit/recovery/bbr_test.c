@@ -337,6 +337,24 @@ static void probe_rtt(void)
 	EXPECT(s->c.cwnd > 4 * MSS);
 }
 
+/* BBR over the link with ACKs held and sent together every @quantum us */
+static u64 sim_bursty_acks(struct sim *s, u64 quantum)
+{
+	u64 got;
+
+	sim_init(s, QUIC_CONG_ALG_BBR, LINK_RATE, LINK_RTT, 0);
+	s->ack_quantum = quantum;
+	got = sim_run(s, T0 + 5000 * MS, T0 + 3000 * MS);
+	printf("# ACKs every %llu us: bw %llu, min_rtt %llu, extra_acked %llu, cwnd %llu, 2 s: %llu bytes\n",
+	       (unsigned long long)quantum,
+	       (unsigned long long)s->c.bbr.btl_bw,
+	       (unsigned long long)s->c.bbr.min_rtt,
+	       (unsigned long long)max(s->c.bbr.extra_acked[0],
+				       s->c.bbr.extra_acked[1]),
+	       (unsigned long long)s->c.cwnd, (unsigned long long)got);
+	return got;
+}
+
 /*
  * ACKs come in bursts every 30 ms (an aggregating hop): extra_acked
  * measures it and the window holds it, so the link stays full.
@@ -346,13 +364,7 @@ static void ack_aggregation(void)
 	struct sim *s = &sim;
 	u64 got;
 
-	sim_init(s, QUIC_CONG_ALG_BBR, LINK_RATE, LINK_RTT, 0);
-	s->ack_quantum = 30 * MS;
-	got = sim_run(s, T0 + 5000 * MS, T0 + 3000 * MS);
-	printf("# extra_acked %llu %llu, cwnd %llu, 2 s: %llu bytes\n",
-	       (unsigned long long)s->c.bbr.extra_acked[0],
-	       (unsigned long long)s->c.bbr.extra_acked[1],
-	       (unsigned long long)s->c.cwnd, (unsigned long long)got);
+	got = sim_bursty_acks(s, 30 * MS);
 	EXPECT(max(s->c.bbr.extra_acked[0], s->c.bbr.extra_acked[1]) >=
 	       LINK_RATE * 20 / 1000);
 	EXPECT(got >= LINK_RATE * 2 * 9 / 10);
@@ -371,15 +383,7 @@ static void ack_aggregation_capped(void)
 	struct sim *s = &sim;
 	u64 got;
 
-	sim_init(s, QUIC_CONG_ALG_BBR, LINK_RATE, LINK_RTT, 0);
-	s->ack_quantum = 100 * MS;
-	got = sim_run(s, T0 + 5000 * MS, T0 + 3000 * MS);
-	printf("# 100 ms ACK bursts: bw %llu, min_rtt %llu, extra_acked %llu, cwnd %llu, 2 s: %llu bytes\n",
-	       (unsigned long long)s->c.bbr.btl_bw,
-	       (unsigned long long)s->c.bbr.min_rtt,
-	       (unsigned long long)max(s->c.bbr.extra_acked[0],
-				       s->c.bbr.extra_acked[1]),
-	       (unsigned long long)s->c.cwnd, (unsigned long long)got);
+	got = sim_bursty_acks(s, 100 * MS);
 	EXPECT(s->c.bbr.btl_bw <= LINK_RATE * 11 / 10);
 	EXPECT(max(s->c.bbr.extra_acked[0], s->c.bbr.extra_acked[1]) >
 	       quic_bbr_bdp(&s->c, 256));
