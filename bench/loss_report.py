@@ -5,7 +5,9 @@
 RECORDS.tsv has one transfer per line: rtt_ms loss_pct sender seconds
 status counters; a "#" line before each boot's records gives their file
 size ("(N MB)"), so boots of bench/loss --append with different sizes
-mix.  A point measured again replaces the earlier record.  Prints, per
+mix.  A point measured several times (bench/loss --rounds, or boots
+appended) is its median record; one measured at another size replaces
+the earlier ones.  Prints, per
 RTT, one row per sender and one column per loss rate (seconds, with the
 size where the RTT's points differ in size; "t/o" for a timeout, "fail"
 for a failed transfer), the goodput (Mbit/s), then the ratio of each of
@@ -37,9 +39,17 @@ def load(path):
                 continue
             r = (float(p[0]), float(p[1]), p[2], float(p[3]), p[4],
                  p[5] if len(p) > 5 else "", size)
-            cell.pop(r[:3], None)       # the later record, in its turn
-            cell[r[:3]] = r
-    return list(cell.values())
+            same = [x for x in cell.get(r[:3], []) if x[6] == r[6]]
+            cell[r[:3]] = same + [r]    # a new size starts the point again
+    return [median(v) for v in cell.values()]
+
+
+def median(recs):
+    """the median record of a point measured several times (the lower
+    middle one of an even count; a failed or timed-out transfer ranks as
+    the slowest)"""
+    ranked = sorted(recs, key=lambda r: (r[4] != "ok", r[3]))
+    return ranked[(len(ranked) - 1) // 2]
 
 
 def fmt(n):

@@ -69,18 +69,26 @@
  *   sends at pacing_gain * btl_bw (pacing, quic_cong_pacing_window()) with
  *   cwnd = cwnd_gain * BDP + 3 packets, at least 4 packets (MinPipeCwnd).
  *   Startup: gains 2/ln 2 until three round trips in a row grew the
- *   bandwidth by less than 25%; Drain: the inverse pacing gain until
+ *   bandwidth by less than 25% (before the first round's rate, cwnd grows
+ *   by what is acknowledged, as in slow start); Drain: the inverse pacing gain until
  *   in flight is down to one BDP; ProbeBW: pacing gains 1.25, 0.75, then
  *   six times 1, one min_rtt each (the 0.75 phase ends early once in
  *   flight is down to one BDP), cwnd gain 2; ProbeRTT: when min_rtt was
  *   not refreshed for 10 s, cwnd 4 packets for 200 ms and a round trip.
  *   A round trip ends when a packet sent after it started is acknowledged;
  *   its delivery rate sample is the bytes acknowledged in it over its
- *   duration (no per-packet delivery state); app-limited rounds count
- *   only if they raise the estimate.
+ *   duration, or over the time between the sending of the packets whose
+ *   ACKs started and ended it if longer (bunched ACKs; no per-packet
+ *   delivery state); app-limited rounds count
+ *   only if they raise the estimate, and not towards Startup's end.  A
+ *   round is app-limited if the sender ran out of data in it and neither
+ *   the window nor the pacer held data back at any other time in it (a
+ *   sender short of data a moment every round trip, as one waiting for
+ *   flow-control credit behind a loss, still finds the pipe full).
  *   The window also holds extra_acked, the data acknowledged beyond what
  *   btl_bw explains since the ACK rate last fell below it (ACK
- *   aggregation), the largest over 10 round trips (1 in Startup).
+ *   aggregation), the largest over 10 round trips (1 in Startup), at
+ *   most one BDP.  Startup paces at least at its gain times cwnd/srtt.
  *   Left out: BBRv3's responses to loss and ECN (loss and CE marks do not
  *   change the window; persistent congestion does, through the common
  *   rule), the randomized ProbeBW start, the idle restart.
@@ -167,6 +175,7 @@ struct quic_bbr {
 	u64 delivered;		/* bytes acknowledged */
 	u64 round_delivered;	/* delivered when the round started */
 	u64 round_start;	/* 0: no round started */
+	u64 round_sent;		/* send time of the packet that started it */
 	u64 rounds;		/* round trips ended */
 	u64 cycle_stamp;	/* ProbeBW phase start */
 	u64 probe_rtt_done;	/* ProbeRTT end, 0: not down to 4 packets */
@@ -183,6 +192,7 @@ struct quic_bbr {
 	u8 mode;		/* enum quic_bbr_mode */
 	bool filled_pipe;
 	bool round_app_limited;	/* app-limited at some time in the round */
+	bool round_net_limited;	/* and the window or pacer held data back */
 };
 
 /*
@@ -320,6 +330,7 @@ u64 quic_cubic_window(const struct quic_cong *c, u64 t);
 /* BBR internals, exposed for the tests. */
 u64 quic_bbr_rate(u64 bytes, u64 us);
 u64 quic_bbr_bdp(const struct quic_cong *c, u32 gain);
+u64 quic_bbr_aggregation(const struct quic_cong *c);
 const char *quic_bbr_mode_name(const struct quic_cong *c);
 
 #endif /* _NET_QUIC_CONG_H */

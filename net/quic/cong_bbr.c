@@ -103,15 +103,19 @@ static u32 quic_bbr_cwnd_gain(const struct quic_cong *c)
 }
 
 /*
- * Pacing rate: gain times the bottleneck bandwidth; before the first
- * round's sample, the startup gain over the window and @srtt.
+ * Pacing rate: gain times the bottleneck bandwidth; in Startup at least
+ * the gain times the window over @srtt, as draft-ietf-ccwg-bbr's Startup
+ * never paces below its initial rate.  The first round's sample can be
+ * far below the path's rate: it spans the handshake, when the sender had
+ * little to send (at 100 ms, 14 KB over the 3 s of a TCG handshake: one
+ * packet per 100 ms, and Startup took a second to climb back).
  */
 static u64 quic_bbr_pacing_rate(const struct quic_cong *c, u64 srtt)
 {
 	u64 gain = quic_bbr_pacing_gain(c), bw = c->bbr.btl_bw;
 
-	if (!bw)
-		bw = quic_bbr_rate(c->cwnd, srtt);
+	if (!bw || !c->bbr.filled_pipe)
+		bw = max(bw, quic_bbr_rate(c->cwnd, srtt));
 	return div_u64(bw * gain, QUIC_BBR_UNIT);
 }
 
@@ -248,21 +252,38 @@ static void quic_bbr_ack_aggregation(struct quic_cong *c, u32 bytes,
 }
 
 /*
+ * ACK aggregation's share of the window: extra_acked, at most one BDP.
+ * Uncapped, a sender whose ACKs came in bursts longer than a round trip
+ * (a busy receiver) had a window of several BDP, all of it queued: at 20
+ * ms a smoothed RTT of 100 to 450 ms, so that a hole took as long to
+ * fill and the receiver's flow-control credit ran out behind it.
+ */
+u64 quic_bbr_aggregation(const struct quic_cong *c)
+{
+	const struct quic_bbr *b = &c->bbr;
+
+	return min(max(b->extra_acked[0], b->extra_acked[1]),
+		   quic_bbr_bdp(c, QUIC_BBR_UNIT));
+}
+
+/*
  * cwnd: grows by what was acknowledged up to cwnd_gain * BDP plus a few
- * packets and extra_acked for ACK aggregation (before the pipe is full,
- * without the cap once below the target), never below the minimum pipe,
- * and held at it in ProbeRTT.
+ * packets and the ACK aggregation allowance (before the pipe is full,
+ * without the cap once below the target, and without any before the
+ * first round's rate: until then the BDP is a guess, the initial window,
+ * and the first round ends two round trips after the first data left),
+ * never below the minimum pipe, and held at it in ProbeRTT.
  */
 static void quic_bbr_set_cwnd(struct quic_cong *c, u32 acked)
 {
 	struct quic_bbr *b = &c->bbr;
 	u64 target = quic_bbr_bdp(c, quic_bbr_cwnd_gain(c)) +
 		     (u64)QUIC_BBR_QUANTA_PKTS * c->mss +
-		     max(b->extra_acked[0], b->extra_acked[1]);
+		     quic_bbr_aggregation(c);
 
 	if (b->filled_pipe)
 		c->cwnd = min(c->cwnd + acked, target);
-	else if (c->cwnd < target)
+	else if (c->cwnd < target || !b->btl_bw)
 		c->cwnd += acked;
 	c->cwnd = max(c->cwnd, quic_bbr_min_pipe(c));
 	if (b->mode == QUIC_BBR_PROBE_RTT)
@@ -284,12 +305,21 @@ static void quic_bbr_on_packet_acked(struct quic_cong *c,
 	b->delivered += p->size;
 	if (!b->round_start) {
 		b->round_start = now;
+		b->round_sent = p->sent_time;
 		b->round_delivered = b->delivered;
 	} else if (p->sent_time > b->round_start) {
+		/*
+		 * Over the longer of the time the round's data took to be
+		 * acknowledged and to be sent: ACKs that arrive bunched
+		 * (compressed on the way back, or a busy receiver) do not
+		 * make the path look faster than the sender sent.
+		 */
+		u64 us = max(now - b->round_start,
+			     p->sent_time - min(b->round_sent, p->sent_time));
 		u64 bw = quic_bbr_rate(b->delivered - b->round_delivered,
-				       min(now - b->round_start,
-					   QUIC_CONG_TIME_MAX));
-		bool app_limited = b->round_app_limited || c->app_limited;
+				       min(us, QUIC_CONG_TIME_MAX));
+		bool app_limited = (b->round_app_limited || c->app_limited) &&
+				   !b->round_net_limited;
 
 		b->rounds++;
 		/* app-limited rounds only count when they raise the max */
@@ -297,8 +327,10 @@ static void quic_bbr_on_packet_acked(struct quic_cong *c,
 			quic_bbr_bw_sample(c, bw);
 		quic_bbr_check_full_pipe(c, app_limited);
 		b->round_start = now;
+		b->round_sent = p->sent_time;
 		b->round_delivered = b->delivered;
 		b->round_app_limited = c->app_limited;
+		b->round_net_limited = false;
 		round_end = true;
 	}
 	quic_bbr_ack_aggregation(c, p->size, round_end, now);
@@ -323,11 +355,17 @@ static void quic_bbr_on_packet_acked(struct quic_cong *c,
 	quic_bbr_set_cwnd(c, p->size);
 }
 
+/*
+ * Out of data with the window open, or no longer: then the window or the
+ * pacer stopped the sender (cong.c), which had data.
+ */
 static void quic_bbr_on_app_limited(struct quic_cong *c, bool limited,
 				    u64 now)
 {
 	if (limited)
 		c->bbr.round_app_limited = true;
+	else
+		c->bbr.round_net_limited = true;
 }
 
 /* Loss is no congestion signal to BBRv1: the window stays. */

@@ -65,6 +65,26 @@ static void pacing_window(void)
 	EXPECT_EQ(quic_cong_pacing_window(&c, 40 * MS), 40000);
 }
 
+/*
+ * Startup paces at least at its gain times the window over srtt: a first
+ * round's rate far below the path's (it spanned the handshake) paced
+ * 27 KB at one packet per 100 ms.  Once the pipe is full, the model only.
+ */
+static void startup_pacing_floor(void)
+{
+	struct quic_cong c;
+
+	bbr(&c);
+	c.cwnd = 27104;
+	c.bbr.btl_bw = 5000;
+	c.bbr.min_rtt = 100 * MS;
+	EXPECT(quic_cong_pacing_window(&c, 100 * MS) >= 2 * c.cwnd);
+	c.bbr.filled_pipe = true;
+	c.bbr.mode = QUIC_BBR_PROBE_BW;
+	c.bbr.cycle_idx = 2;
+	EXPECT_EQ(quic_cong_pacing_window(&c, 100 * MS), MSS);
+}
+
 /* Loss does not reduce BBR's window; persistent congestion does. */
 static void loss_keeps_window(void)
 {
@@ -79,6 +99,33 @@ static void loss_keeps_window(void)
 	quic_cong_on_packet_sent(&c, &p);
 	quic_cong_on_packets_lost(&c, &p, 1, true, T0 + 50 * MS);
 	EXPECT_EQ(c.cwnd, 2 * MSS);
+}
+
+/*
+ * Before the first round's delivery rate there is no BDP to aim at: the
+ * window grows by what is acknowledged, as in slow start, instead of
+ * waiting at the initial window plus a few packets for the round to end
+ * (two round trips after the first data left).
+ */
+static void startup_before_model(void)
+{
+	struct quic_sent_meta p[10];
+	struct quic_rtt rtt;
+	struct quic_cong c;
+	int i;
+
+	bbr(&c);
+	quic_rtt_init(&rtt, 0);
+	for (i = 0; i < 10; i++) {
+		p[i] = rt_pkt(i, T0, MSS, true);
+		quic_cong_on_packet_sent(&c, &p[i]);
+	}
+	quic_rtt_update(&rtt, 100 * MS, 0, 0, QUIC_PN_SPACE_APP, true,
+			T0 + 100 * MS);
+	for (i = 0; i < 10; i++)
+		quic_cong_on_packet_acked(&c, &p[i], &rtt, T0 + 100 * MS);
+	EXPECT_EQ(c.bbr.btl_bw, 0);
+	EXPECT_EQ(c.cwnd, 24000);
 }
 
 /* ---- simulated path ------------------------------------------------ */
@@ -98,6 +145,8 @@ struct sim {
 	u64 delay;		/* round-trip propagation, us */
 	u32 loss_ppm;
 	u64 ack_quantum;	/* ACKs held and sent together every this, us */
+	u64 stall_every;	/* the application has no data for stall_len */
+	u64 stall_len;		/* us at the start of every stall_every us */
 	u32 seed;
 	u64 delivered;
 	bool saw_probe_rtt;
@@ -191,14 +240,21 @@ static u64 sim_run(struct sim *s, u64 end, u64 from)
 			s->saw_drain = true;
 		if (!start && s->now >= from)
 			start = s->delivered + 1;
-		if (s->tail - s->head < SIM_RING - 1 &&
-		    quic_cong_window_left(&s->c) >= MSS) {
+		if (s->stall_every &&
+		    (s->now - T0) % s->stall_every < s->stall_len) {
+			/* out of data: app-limited if the window is open */
+			quic_cong_on_tx_stop(&s->c, true, s->now);
+			next = min(next, s->now - (s->now - T0) % s->stall_every +
+					 s->stall_len);
+		} else if (s->tail - s->head < SIM_RING - 1 &&
+			   quic_cong_window_left(&s->c) >= MSS) {
 			u64 d = sim_departure(s);
 
 			if (d <= s->now) {
 				sim_send(s);
 				continue;
 			}
+			quic_cong_on_tx_stop(&s->c, false, s->now);
 			next = min(next, d);
 		}
 		if (s->head < s->tail)
@@ -281,6 +337,24 @@ static void probe_rtt(void)
 	EXPECT(s->c.cwnd > 4 * MSS);
 }
 
+/* BBR over the link with ACKs held and sent together every @quantum us */
+static u64 sim_bursty_acks(struct sim *s, u64 quantum)
+{
+	u64 got;
+
+	sim_init(s, QUIC_CONG_ALG_BBR, LINK_RATE, LINK_RTT, 0);
+	s->ack_quantum = quantum;
+	got = sim_run(s, T0 + 5000 * MS, T0 + 3000 * MS);
+	printf("# ACKs every %llu us: bw %llu, min_rtt %llu, extra_acked %llu, cwnd %llu, 2 s: %llu bytes\n",
+	       (unsigned long long)quantum,
+	       (unsigned long long)s->c.bbr.btl_bw,
+	       (unsigned long long)s->c.bbr.min_rtt,
+	       (unsigned long long)max(s->c.bbr.extra_acked[0],
+				       s->c.bbr.extra_acked[1]),
+	       (unsigned long long)s->c.cwnd, (unsigned long long)got);
+	return got;
+}
+
 /*
  * ACKs come in bursts every 30 ms (an aggregating hop): extra_acked
  * measures it and the window holds it, so the link stays full.
@@ -290,16 +364,87 @@ static void ack_aggregation(void)
 	struct sim *s = &sim;
 	u64 got;
 
-	sim_init(s, QUIC_CONG_ALG_BBR, LINK_RATE, LINK_RTT, 0);
-	s->ack_quantum = 30 * MS;
-	got = sim_run(s, T0 + 5000 * MS, T0 + 3000 * MS);
-	printf("# extra_acked %llu %llu, cwnd %llu, 2 s: %llu bytes\n",
-	       (unsigned long long)s->c.bbr.extra_acked[0],
-	       (unsigned long long)s->c.bbr.extra_acked[1],
-	       (unsigned long long)s->c.cwnd, (unsigned long long)got);
+	got = sim_bursty_acks(s, 30 * MS);
 	EXPECT(max(s->c.bbr.extra_acked[0], s->c.bbr.extra_acked[1]) >=
 	       LINK_RATE * 20 / 1000);
 	EXPECT(got >= LINK_RATE * 2 * 9 / 10);
+}
+
+/*
+ * ACKs held for 100 ms at a time, longer than the 40 ms round trip (a
+ * receiver busy elsewhere): a round's rate is taken over the time its
+ * data took to be sent if that is longer than the bunched ACKs took, so
+ * the bandwidth stays the link's (it was 1.7 times it); the window holds
+ * at most one BDP for the aggregation, 3 BDP in all, not the several BDP
+ * of queue the bursts would justify; the link stays full.
+ */
+static void ack_aggregation_capped(void)
+{
+	struct sim *s = &sim;
+	u64 got;
+
+	got = sim_bursty_acks(s, 100 * MS);
+	EXPECT(s->c.bbr.btl_bw <= LINK_RATE * 11 / 10);
+	EXPECT(max(s->c.bbr.extra_acked[0], s->c.bbr.extra_acked[1]) >
+	       quic_bbr_bdp(&s->c, 256));
+	EXPECT(s->c.cwnd <= quic_bbr_bdp(&s->c, 3 * 256) + 3 * MSS);
+	EXPECT(got >= LINK_RATE * 2 * 9 / 10);
+}
+
+/*
+ * The application runs out of data for 4 ms of every 40 (a sender short
+ * of flow-control credit, or of CPU): every round trip sees the sender
+ * app-limited for a moment, but most packets are sent with data waiting.
+ * Only the delivery samples of packets sent while app-limited (until what
+ * was in flight then is delivered) are app-limited, so Startup still
+ * finds the pipe full and ends; marking whole rounds app-limited kept
+ * BBR in Startup, its window at 2.89 BDP and more.
+ */
+static void app_limited_moments(void)
+{
+	struct sim *s = &sim;
+	u64 got;
+
+	sim_init(s, QUIC_CONG_ALG_BBR, LINK_RATE, LINK_RTT, 10000);
+	s->stall_every = 40 * MS;
+	s->stall_len = 4 * MS;
+	got = sim_run(s, T0 + 5000 * MS, T0 + 3000 * MS);
+	printf("# app-limited 10%% of the time, 1%% loss: mode %s, cwnd %llu (BDP %llu), 2 s: %llu bytes\n",
+	       quic_bbr_mode_name(&s->c), (unsigned long long)s->c.cwnd,
+	       LINK_BDP, (unsigned long long)got);
+	EXPECT(s->c.bbr.filled_pipe);
+	EXPECT(s->c.bbr.mode == QUIC_BBR_PROBE_BW ||
+	       s->c.bbr.mode == QUIC_BBR_PROBE_RTT);
+	EXPECT(s->c.cwnd <= LINK_BDP * 5 / 2);
+	EXPECT(got >= LINK_RATE * 2 * 80 / 100);
+}
+
+/*
+ * 2 MB over 100 ms at 10 MB/s, from the first packet: BBR's Startup
+ * within a round trip and a half of CUBIC's slow start (waiting at the
+ * initial window for the first rate sample cost it two).
+ */
+static u64 time_to(struct sim *s, u64 bytes)
+{
+	u64 t;
+
+	for (t = 10; t < 5000 && s->delivered < bytes; t += 10)
+		sim_run(s, T0 + t * MS, T0);
+	return t;
+}
+
+static void startup_long_rtt(void)
+{
+	struct sim *s = &sim;
+	u64 bbr_ms, cubic_ms;
+
+	sim_init(s, QUIC_CONG_ALG_CUBIC, LINK_RATE, 100 * MS, 0);
+	cubic_ms = time_to(s, 2 << 20);
+	sim_init(s, QUIC_CONG_ALG_BBR, LINK_RATE, 100 * MS, 0);
+	bbr_ms = time_to(s, 2 << 20);
+	printf("# 2 MB at 100 ms: cubic %llu ms, bbr %llu ms\n",
+	       (unsigned long long)cubic_ms, (unsigned long long)bbr_ms);
+	EXPECT(bbr_ms <= cubic_ms + 150);
 }
 
 /* RFC 9002 sanity on the same path: CUBIC without loss fills it too. */
@@ -335,11 +480,16 @@ static const struct rt_case cases[] = {
 	RT_CASE(select_bbr),
 	RT_CASE(rate_and_bdp),
 	RT_CASE(pacing_window),
+	RT_CASE(startup_pacing_floor),
 	RT_CASE(loss_keeps_window),
+	RT_CASE(startup_before_model),
 	RT_CASE(startup_drain_probe_bw),
 	RT_CASE(random_loss),
 	RT_CASE(probe_rtt),
 	RT_CASE(ack_aggregation),
+	RT_CASE(ack_aggregation_capped),
+	RT_CASE(app_limited_moments),
+	RT_CASE(startup_long_rtt),
 	RT_CASE(cubic_no_loss),
 	RT_CASE(cubic_hystart_ends_slow_start),
 };
@@ -348,3 +498,4 @@ void bbr_tests(void)
 {
 	rt_run("bbr", cases, ARRAY_SIZE(cases));
 }
+
