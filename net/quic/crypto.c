@@ -234,15 +234,19 @@ static void quic_crypto_dir_free(struct quic_crypto_dir *dir)
  * Why calling the internal algorithm is safe: its contract is the one the
  * wrapper keeps in its own fast path, call it only where
  * crypto_simd_usable() is true, and quic_crypto_submit() checks that for
- * every packet before the request is made.  On x86 it is true in task and
- * softirq context, the only ones our crypto runs in (a kernel FPU section
- * disables bottom halves, so no softirq interrupts one); it is false in
- * hardirq and NMI context, which never reach us.  Should it be false all
- * the same, the packet fails with -EAGAIN: a tx packet's frames go back to
- * their queue, an rx packet is dropped (counted as undecryptable) and the
- * peer sends it again.  We keep no generic transform for that case: its
- * GHASH table is the memory this saves, for a case that does not occur.
- * Its setkey has a fallback of its own and may run anywhere.
+ * every packet before the request is made.  On x86 it is true in task
+ * context, and in softirq context unless the softirq interrupted a kernel
+ * FPU section: in 6.12 kernel_fpu_begin() disables preemption only, so a
+ * softirq run on an interrupt's exit may find this CPU's FPU taken.  Our
+ * own task-context calls keep bottom halves off across the AEAD, so our
+ * softirqs never land inside them; an FPU section of other kernel code
+ * (checksums, other crypto) can still be interrupted so, rarely.  Then the
+ * packet fails with -EAGAIN: a tx packet's frames go back to their queue
+ * and sending is retried from the pace timer (output.c), an rx packet is
+ * dropped (counted as undecryptable, not as a forgery) and the peer sends
+ * it again.  We keep no generic transform for that case: its GHASH table
+ * is the memory this saves.  Its setkey has a fallback of its own and may
+ * run anywhere.
  *
  * Elsewhere (no AES-NI, other architectures, where a sync "gcm(aes)" is
  * already the fastest there is, as arm64's) the lookup fails and the
@@ -933,7 +937,7 @@ static int quic_crypto_submit(struct quic_crypto_ctx *ctx,
 		return -ENOKEY;
 	/* The internal SIMD AEAD's condition, see quic_crypto_aead_alloc(). */
 	if (k->simd && unlikely(!crypto_simd_usable())) {
-		pr_warn_once("quic: AEAD called where the FPU is not usable\n");
+		pr_warn_once("quic: FPU busy under a softirq, packet deferred or dropped\n");
 		return -EAGAIN;
 	}
 
@@ -975,7 +979,12 @@ static int quic_crypto_submit(struct quic_crypto_ctx *ctx,
 		atomic64_inc(&k->packets);
 	atomic_inc(&batch->pending);
 	atomic_inc(&ctx->pending);
+	/* No softirq of ours inside this FPU section: see above. */
+	if (k->simd)
+		local_bh_disable();
 	err = enc ? crypto_aead_encrypt(&s->req) : crypto_aead_decrypt(&s->req);
+	if (k->simd)
+		local_bh_enable();
 	if (err != -EINPROGRESS && err != -EBUSY)
 		quic_crypto_complete(s, err);
 	return 0;

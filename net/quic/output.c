@@ -27,6 +27,8 @@
 				 sizeof(struct udphdr))
 /* Datagrams sent per quic_output() call, so one call cannot run on. */
 #define QUIC_TX_BURST		64
+/* A packet that could not be protected (crypto.c: FPU busy) waits this. */
+#define QUIC_OUTPUT_RETRY_US	1000
 /* A long header with two CIDs of 20 bytes, a 2-byte Length and PN. */
 #define QUIC_HDR_MAX		(1 + 4 + 1 + 20 + 1 + 20 + 1 + 2 + 4)
 
@@ -472,6 +474,9 @@ static bool quic_output_datagram(struct sock *sk, u64 now, bool ack_only)
 	}
 	if (err) {
 		kfree_skb(skb);
+		/* crypto.c: the FPU was taken where we ran; try again soon. */
+		if (err == -EAGAIN)
+			quic_timer_pace(sk, now + QUIC_OUTPUT_RETRY_US);
 		return false;
 	}
 
