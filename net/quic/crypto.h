@@ -20,7 +20,9 @@
  * Per-packet work (quic_crypto_encrypt_batch(), quic_crypto_decrypt_batch(),
  * quic_crypto_unprotect_header(), quic_crypto_rx_key() and
  * quic_crypto_key_update()) never allocates memory: requests, scatterlists
- * and IV buffers are preallocated per socket when keys are installed.
+ * and IV buffers are preallocated, per CPU at module load for sync sockets
+ * (crypto.c, quic_crypto_cpu_slot), per socket when keys are installed
+ * otherwise.
  */
 
 #ifndef _NET_QUIC_CRYPTO_H
