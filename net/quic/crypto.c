@@ -33,6 +33,7 @@
 #include <crypto/internal/simd.h>
 #include <linux/bitops.h>
 #include <linux/err.h>
+#include <linux/percpu.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -112,26 +113,75 @@ struct quic_crypto_slot {
 	struct aead_request		req;	/* last: tfm context follows */
 };
 
-#define QUIC_CRYPTO_POOL_BUSY	0	/* a batch is in flight */
-
 /*
  * The requests of one direction, one per packet of a batch.  Each slot is
  * its own kmalloc() so that hardware drivers may DMA from the request
- * context.  One batch at a time per direction.  A slot takes 1 to 2 kB
- * (under 1 kB with the AES-NI GCM, whose requests need no context),
- * so a connection gets only QUIC_CRYPTO_BATCH_HS of them until its 1-RTT
- * keys are in: a server keeps many connections in their handshake, and
- * their memory is bounded by their number (socket.c, pending connections).
- * In sync mode every request completes before the next one is submitted,
- * so one slot serves the whole batch, in turn: a pool of sync transforms
- * only has one (an idle connection kept 32 slots, 64 kB, before).
+ * context.  One batch at a time per direction (ctx->busy).  A slot takes 1
+ * to 2 kB (under 1 kB with the AES-NI GCM, whose requests need no
+ * context), so a connection gets only QUIC_CRYPTO_BATCH_HS of them until
+ * its 1-RTT keys are in: a server keeps many connections in their
+ * handshake, and their memory is bounded by their number (socket.c,
+ * pending connections).  In sync mode every request completes before the
+ * next one is submitted, so one slot serves the whole batch, in turn: a
+ * pool of sync transforms only has one (an idle connection kept 32 slots,
+ * 64 kB, before), and mostly none at all, see quic_crypto_cpu_slot.
  */
 struct quic_crypto_pool {
-	unsigned long		flags;
 	unsigned int		reqsize;
 	unsigned int		nslots;
 	struct quic_crypto_slot	*slot[QUIC_CRYPTO_BATCH];
 };
+
+/*
+ * Sync mode: one slot per CPU for all sockets.  A synchronous request is
+ * finished when crypto_aead_encrypt()/decrypt() returns, and a packet is
+ * submitted with bottom halves off (quic_crypto_batch_run()), so nothing
+ * else on this CPU (our softirqs included; on PREEMPT_RT the BH lock) can
+ * use the CPU's slot between filling it and the request's end: each socket
+ * then needs no request memory of its own, which was two 1 kB slots of
+ * every idle connection.  The slots are kmalloc()ed like the sockets' own
+ * (request contexts may be given to sg_set_buf()), each large enough for a
+ * request context of QUIC_CRYPTO_CPU_REQSIZE bytes: the AES-NI GCM needs
+ * none, the generic templates about 1 kB.  A transform wanting more, an
+ * async socket, or a module whose slots could not be allocated, uses a
+ * pool of the socket's own as before.
+ */
+#define QUIC_CRYPTO_CPU_SLOT_SIZE	4096
+#define QUIC_CRYPTO_CPU_REQSIZE		\
+	(QUIC_CRYPTO_CPU_SLOT_SIZE - sizeof(struct quic_crypto_slot))
+
+static DEFINE_PER_CPU(struct quic_crypto_slot *, quic_crypto_cpu_slot);
+static bool quic_crypto_cpu_slots;	/* every possible CPU has one */
+
+int quic_crypto_init(void)
+{
+	struct quic_crypto_slot *s;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		s = kzalloc_node(QUIC_CRYPTO_CPU_SLOT_SIZE, GFP_KERNEL,
+				 cpu_to_node(cpu));
+		if (!s) {
+			/* Degrade: every socket allocates its own slots. */
+			quic_crypto_exit();
+			return 0;
+		}
+		per_cpu(quic_crypto_cpu_slot, cpu) = s;
+	}
+	quic_crypto_cpu_slots = true;
+	return 0;
+}
+
+void quic_crypto_exit(void)
+{
+	int cpu;
+
+	quic_crypto_cpu_slots = false;
+	for_each_possible_cpu(cpu) {
+		kfree_sensitive(per_cpu(quic_crypto_cpu_slot, cpu));
+		per_cpu(quic_crypto_cpu_slot, cpu) = NULL;
+	}
+}
 
 const struct quic_cipher *quic_crypto_cipher(u32 type)
 {
@@ -373,6 +423,10 @@ static int quic_crypto_pool_reserve(struct quic_crypto_ctx *ctx, bool send,
 		if (dir->gen[i].aead)
 			reqsize = max(reqsize,
 				      crypto_aead_reqsize(dir->gen[i].aead));
+	/* The CPU's slot serves, see quic_crypto_cpu_slot. */
+	if (!*pp && !ctx->async && quic_crypto_cpu_slots &&
+	    reqsize <= QUIC_CRYPTO_CPU_REQSIZE)
+		return 0;
 	if (*pp) {
 		if ((*pp)->reqsize >= reqsize && (*pp)->nslots >= nslots)
 			return 0;
@@ -893,8 +947,7 @@ static void quic_crypto_complete(struct quic_crypto_slot *s, int err)
 
 	/* Last use of s: once the pool is free the slot may be reused. */
 	if (atomic_dec_and_test(&batch->pending)) {
-		clear_bit_unlock(QUIC_CRYPTO_POOL_BUSY,
-				 &ctx->pool[batch->encrypt ? 0 : 1]->flags);
+		clear_bit_unlock(batch->encrypt ? 0 : 1, &ctx->busy);
 		if (batch->done)
 			batch->done(batch);
 	}
@@ -1000,6 +1053,24 @@ quic_crypto_slot_of(const struct quic_crypto_pool *pool, unsigned int i)
 	return pool->slot[pool->nslots == 1 ? 0 : i];
 }
 
+/*
+ * Submit a packet of a sync socket without a pool through its CPU's slot,
+ * bottom halves off from filling the slot to the request's end (the request
+ * is synchronous: it has ended when submit returns).
+ */
+static int quic_crypto_submit_cpu(struct quic_crypto_ctx *ctx,
+				  struct quic_crypto_batch *batch,
+				  struct quic_crypto_pkt *pkt)
+{
+	int err;
+
+	local_bh_disable();
+	err = quic_crypto_submit(ctx, this_cpu_read(quic_crypto_cpu_slot),
+				 batch, pkt);
+	local_bh_enable();
+	return err;
+}
+
 static int quic_crypto_batch_run(struct quic_crypto_ctx *ctx,
 				 struct quic_crypto_batch *batch, bool enc)
 {
@@ -1011,11 +1082,12 @@ static int quic_crypto_batch_run(struct quic_crypto_ctx *ctx,
 	if (!batch->pkts || !batch->n || batch->n > QUIC_CRYPTO_BATCH ||
 	    (ctx->async && !batch->done))
 		return -EINVAL;
-	if (!pool)
+	/* No pool: sync sockets use their CPU's slot (pool_reserve()). */
+	if (!pool && (ctx->async || !quic_crypto_cpu_slots))
 		return -ENOKEY;
-	if (pool->nslots > 1 && batch->n > pool->nslots)
+	if (pool && pool->nslots > 1 && batch->n > pool->nslots)
 		return -EINVAL;
-	if (test_and_set_bit_lock(QUIC_CRYPTO_POOL_BUSY, &pool->flags))
+	if (test_and_set_bit_lock(enc ? 0 : 1, &ctx->busy))
 		return -EBUSY;
 
 	batch->ctx = ctx;
@@ -1025,18 +1097,23 @@ static int quic_crypto_batch_run(struct quic_crypto_ctx *ctx,
 		pkt = &batch->pkts[i];
 		pkt->err = -EINPROGRESS;
 		/* A shared slot still in use (cannot happen with sync AEADs) */
-		if (pool->nslots == 1 && atomic_read(&batch->pending) > 1) {
+		if ((!pool || pool->nslots == 1) &&
+		    atomic_read(&batch->pending) > 1) {
 			pkt->err = -EBUSY;
 			continue;
 		}
-		err = quic_crypto_submit(ctx, quic_crypto_slot_of(pool, i),
-					 batch, pkt);
+		if (pool)
+			err = quic_crypto_submit(ctx,
+						 quic_crypto_slot_of(pool, i),
+						 batch, pkt);
+		else
+			err = quic_crypto_submit_cpu(ctx, batch, pkt);
 		if (err)
 			pkt->err = err;
 	}
 	if (!atomic_dec_and_test(&batch->pending))
 		return -EINPROGRESS;
-	clear_bit_unlock(QUIC_CRYPTO_POOL_BUSY, &pool->flags);
+	clear_bit_unlock(enc ? 0 : 1, &ctx->busy);
 	return 0;
 }
 

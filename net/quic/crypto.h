@@ -20,7 +20,9 @@
  * Per-packet work (quic_crypto_encrypt_batch(), quic_crypto_decrypt_batch(),
  * quic_crypto_unprotect_header(), quic_crypto_rx_key() and
  * quic_crypto_key_update()) never allocates memory: requests, scatterlists
- * and IV buffers are preallocated per socket when keys are installed.
+ * and IV buffers are preallocated, per CPU at module load for sync sockets
+ * (crypto.c, quic_crypto_cpu_slot), per socket when keys are installed
+ * otherwise.
  */
 
 #ifndef _NET_QUIC_CRYPTO_H
@@ -140,7 +142,9 @@ struct quic_crypto_ctx {
 	/* Async: in-flight AEAD requests plus one, see quic_crypto_wait(). */
 	atomic_t		pending;
 	struct completion	idle;
-	struct quic_crypto_pool	*pool[2];	/* tx, rx request slots */
+	unsigned long		busy;		/* bit 0 tx, 1 rx: a batch runs */
+	/* tx, rx request slots; NULL: the CPU's slot serves (crypto.c) */
+	struct quic_crypto_pool	*pool[2];
 };
 
 /*
@@ -188,6 +192,8 @@ struct quic_crypto_batch {
 };
 
 /* crypto.c: life cycle, installing keys, key update, limits, AEAD */
+int quic_crypto_init(void);
+void quic_crypto_exit(void);
 void quic_crypto_ctx_init(struct quic_crypto_ctx *ctx);
 void quic_crypto_ctx_free(struct quic_crypto_ctx *ctx);
 int quic_crypto_set_version(struct quic_crypto_ctx *ctx, u32 version);

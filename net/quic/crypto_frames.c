@@ -18,18 +18,31 @@ void quic_crypto_frames_init(struct quic_space *space)
 	quic_reasm_init(&space->crypto_rx, QUIC_CRYPTO_BUF_MAX);
 }
 
+/*
+ * What a ring costs the receive buffer: its bytes and the range array that
+ * comes with it (reasm.h).
+ */
+static u32 quic_crypto_ring_charge(u32 size)
+{
+	return size ? size + QUIC_REASM_RANGES_SIZE : 0;
+}
+
+/* The ring and its ranges go, and their charge. */
+static void quic_crypto_ring_free(struct sock *sk, struct quic_reasm *ra)
+{
+	u32 charge = quic_crypto_ring_charge(ra->size);
+	u8 *ring;
+
+	if (ra->ring)
+		atomic_sub(charge, &sk->sk_rmem_alloc);
+	kfree(quic_reasm_release(ra, &ring));
+	kfree(ring);
+}
+
 /* The level is gone: what was held for it goes, and its charge. */
 void quic_crypto_frames_rx_free(struct sock *sk, struct quic_space *space)
 {
-	struct quic_reasm *ra = &space->crypto_rx;
-
-	if (ra->ring)
-		atomic_sub(ra->size, &sk->sk_rmem_alloc);
-	kfree(ra->ring);
-	ra->ring = NULL;
-	ra->size = 0;
-	ra->n = 0;
-	ra->held = 0;
+	quic_crypto_ring_free(sk, &space->crypto_rx);
 }
 
 /*
@@ -162,35 +175,44 @@ static int quic_crypto_deliver(struct sock *sk, u8 level, u64 offset,
 	return 0;
 }
 
-/* Give the reassembly a ring of @size bytes, charged to the socket. */
+/*
+ * Give the reassembly a ring of @size bytes, and with the first one its
+ * range array, charged to the socket.
+ */
 static int quic_crypto_ring_grow(struct sock *sk, struct quic_reasm *ra,
 				 u32 size)
 {
-	u32 old = ra->size;
+	u32 old = quic_crypto_ring_charge(ra->size);
+	u32 charge = quic_crypto_ring_charge(size);
+	struct quic_reasm_range *r = NULL;
 	u8 *ring;
 
-	if (atomic_read(&sk->sk_rmem_alloc) + size - old >
+	if (atomic_read(&sk->sk_rmem_alloc) + charge - old >
 	    READ_ONCE(sk->sk_rcvbuf)) {
 		QUIC_DROP(sk, RCVBUF);
 		return -ENOBUFS;
 	}
+	if (!ra->r) {
+		r = kmalloc(QUIC_REASM_RANGES_SIZE, GFP_ATOMIC | __GFP_NOWARN);
+		if (!r)
+			return -ENOMEM;
+	}
 	ring = kmalloc(size, GFP_ATOMIC | __GFP_NOWARN);
-	if (!ring)
+	if (!ring) {
+		kfree(r);
 		return -ENOMEM;
-	kfree(quic_reasm_grow(ra, ring, size));
-	atomic_add(size - old, &sk->sk_rmem_alloc);
+	}
+	kfree(quic_reasm_grow(ra, ring, size, r));
+	atomic_add(charge - old, &sk->sk_rmem_alloc);
 	return 0;
 }
 
-/* Nothing held any more: the ring goes until the next gap. */
+/* Nothing held any more: the ring and its ranges go until the next gap. */
 static void quic_crypto_ring_put(struct sock *sk, struct quic_reasm *ra)
 {
 	if (ra->held || !ra->ring)
 		return;
-	atomic_sub(ra->size, &sk->sk_rmem_alloc);
-	kfree(ra->ring);
-	ra->ring = NULL;
-	ra->size = 0;
+	quic_crypto_ring_free(sk, ra);
 }
 
 /*

@@ -110,6 +110,7 @@ static void quic_dispatch_conn_free(struct quic_udp_sock *us,
 {
 	struct quic_dispatch *d = &us->dispatch;
 	struct sk_buff *skb;
+	u8 *ring;
 
 	list_del(&c->node);
 	if (c->lsk) {
@@ -120,7 +121,8 @@ static void quic_dispatch_conn_free(struct quic_udp_sock *us,
 		while ((skb = __skb_dequeue(&c->skbs)))
 			quic_dispatch_drop(us, skb);
 		quic_crypto_ctx_free(&c->crypto);
-		kfree(c->hello.ring);
+		kfree(quic_reasm_release(&c->hello, &ring));
+		kfree(ring);
 	}
 	kfree(c);
 }
@@ -205,6 +207,7 @@ static void quic_dispatch_crypto(struct quic_dispatch_conn *c, u64 off,
 {
 	struct quic_reasm *ra = &c->hello;
 	u32 size, want = QUIC_REASM_RING_MIN;
+	struct quic_reasm_range *r = NULL;
 	u8 *ring;
 
 	if (!len || off >= QUIC_DISPATCH_HELLO_MAX)
@@ -215,10 +218,17 @@ static void quic_dispatch_crypto(struct quic_dispatch_conn *c, u64 off,
 	while (want < off + len)
 		want <<= 1;
 	if (want > ra->size) {
+		if (!ra->r) {
+			r = kmalloc(QUIC_REASM_RANGES_SIZE, GFP_KERNEL);
+			if (!r)
+				return;
+		}
 		ring = kzalloc(want, GFP_KERNEL);
-		if (!ring)
+		if (!ring) {
+			kfree(r);
 			return;
-		kfree(quic_reasm_grow(ra, ring, want));
+		}
+		kfree(quic_reasm_grow(ra, ring, want, r));
 	}
 	quic_reasm_insert(ra, off, data, len);
 }

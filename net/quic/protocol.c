@@ -140,13 +140,16 @@ static int __init quic_init(void)
 {
 	int err, i, j;
 
-	err = quic_selftest_run();
+	err = quic_crypto_init();
 	if (err)
 		return err;
+	err = quic_selftest_run();
+	if (err)
+		goto err_crypto;
 
 	err = quic_timer_wq_init();
 	if (err)
-		return err;
+		goto err_crypto;
 	err = quic_sysctl_init();
 	if (err)
 		goto err_wq;
@@ -198,6 +201,8 @@ err_sysctl:
 	quic_sysctl_exit();
 err_wq:
 	quic_timer_wq_exit();
+err_crypto:
+	quic_crypto_exit();
 	return err;
 }
 
@@ -215,6 +220,7 @@ static void __exit quic_exit(void)
 	quic_proc_exit();
 	quic_sysctl_exit();
 	quic_timer_wq_exit();
+	quic_crypto_exit();
 	pr_info("quic: unloaded\n");
 }
 

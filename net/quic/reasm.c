@@ -75,13 +75,21 @@ int quic_reasm_need(const struct quic_reasm *ra, u64 offset, u64 len,
  * @ra: the reassembly
  * @ring: the new ring
  * @size: its size, a power of two larger than the current one
+ * @r: with the first ring (@ra has none), the range array,
+ *	QUIC_REASM_RANGES_SIZE bytes; NULL otherwise
  *
  * Return: the previous ring (NULL if there was none), for the caller to free.
  */
-u8 *quic_reasm_grow(struct quic_reasm *ra, u8 *ring, u32 size)
+u8 *quic_reasm_grow(struct quic_reasm *ra, u8 *ring, u32 size,
+		    struct quic_reasm_range *r)
 {
 	u8 *old = ra->ring;
 	u32 i;
+
+	if (!ra->r) {
+		ra->r = r;
+		ra->n = 0;
+	}
 
 	for (i = 0; i < ra->n; i++) {
 		u64 off = ra->r[i].start;
@@ -116,7 +124,7 @@ void quic_reasm_insert(struct quic_reasm *ra, u64 offset, const u8 *data,
 	u64 end = offset + len, start = max(offset, ra->base);
 	u32 i, j;
 
-	if (end <= start || !ra->ring)
+	if (end <= start || !ra->ring || !ra->r)
 		return;
 	quic_ring_in(ra->ring, ra->size, start, data + (start - offset),
 		     end - start);
@@ -151,6 +159,8 @@ void quic_reasm_advance(struct quic_reasm *ra, u64 to)
 	if (to <= ra->base)
 		return;
 	ra->base = to;
+	if (!ra->n)
+		return;
 	for (i = 0; i < ra->n && ra->r[i].end <= to; i++)
 		;
 	memmove(&ra->r[0], &ra->r[i], (ra->n - i) * sizeof(ra->r[0]));
@@ -176,4 +186,25 @@ u32 quic_reasm_peek(const struct quic_reasm *ra, const u8 **p)
 		return 0;
 	*p = ra->ring + at;
 	return min_t(u64, ra->r[0].end - ra->base, ra->size - at);
+}
+
+/**
+ * quic_reasm_release - take back the ring and the range array
+ * @ra: the reassembly, holding nothing (or being thrown away)
+ * @ring: set to the ring, NULL if there was none
+ *
+ * Return: the range array, NULL if there was none; both are the caller's
+ * to free.  @ra is left empty, ready for a new first ring.
+ */
+struct quic_reasm_range *quic_reasm_release(struct quic_reasm *ra, u8 **ring)
+{
+	struct quic_reasm_range *r = ra->r;
+
+	*ring = ra->ring;
+	ra->ring = NULL;
+	ra->r = NULL;
+	ra->size = 0;
+	ra->n = 0;
+	ra->held = 0;
+	return r;
 }

@@ -12,7 +12,11 @@
  * says when a larger one is needed.  Held data is tracked as at most
  * QUIC_REASM_RANGES disjoint ranges in ascending order, so an insert costs
  * O(QUIC_REASM_RANGES) plus the copy; a piece that would open one gap too
- * many is refused and its packet goes unacknowledged, to come again.
+ * many is refused and its packet goes unacknowledged, to come again.  The
+ * range array (QUIC_REASM_RANGES_SIZE bytes) exists only while there is a
+ * ring, given by the caller with the first one and taken back with the
+ * last: an idle connection has three of these, one per packet number
+ * space, and holds nothing out of order.
  *
  * Locking: none here; the caller's (the socket lock for CRYPTO data).
  */
@@ -30,21 +34,28 @@ struct quic_reasm_range {
 	u64 end;		/* one past the last byte */
 };
 
+#define QUIC_REASM_RANGES_SIZE	(QUIC_REASM_RANGES * sizeof(struct quic_reasm_range))
+
 struct quic_reasm {
 	u8 *ring;		/* @size bytes, or NULL */
+	/*
+	 * QUIC_REASM_RANGES entries, ascending, disjoint, not adjacent, all
+	 * above @base; NULL exactly when @ring is (quic_reasm_grow()).
+	 */
+	struct quic_reasm_range *r;
 	u32 size;		/* 0 or a power of two, <= @max */
 	u32 max;		/* window: a power of two */
 	u64 base;		/* the next offset to deliver */
 	u32 held;		/* bytes in @r */
 	u32 n;			/* ranges in @r */
-	/* ascending, disjoint, not adjacent, all above @base */
-	struct quic_reasm_range r[QUIC_REASM_RANGES];
 };
 
 void quic_reasm_init(struct quic_reasm *ra, u32 max);
 int quic_reasm_need(const struct quic_reasm *ra, u64 offset, u64 len,
 		    u32 *size);
-u8 *quic_reasm_grow(struct quic_reasm *ra, u8 *ring, u32 size);
+u8 *quic_reasm_grow(struct quic_reasm *ra, u8 *ring, u32 size,
+		    struct quic_reasm_range *r);
+struct quic_reasm_range *quic_reasm_release(struct quic_reasm *ra, u8 **ring);
 void quic_reasm_insert(struct quic_reasm *ra, u64 offset, const u8 *data,
 		       u32 len);
 void quic_reasm_advance(struct quic_reasm *ra, u64 to);

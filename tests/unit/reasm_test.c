@@ -48,16 +48,22 @@ static int rx_piece(struct rx *rx, const u8 *stream, u64 off, u32 len)
 		}
 		rx->delivered = ra->base;
 	} else {
+		/* The range array comes with the first ring only. */
 		if (size > ra->size)
-			free(quic_reasm_grow(ra, malloc(size), size));
+			free(quic_reasm_grow(ra, malloc(size), size,
+					     ra->r ? NULL :
+					     malloc(QUIC_REASM_RANGES_SIZE)));
 		if (ra->size > rx->max_ring)
 			rx->max_ring = ra->size;
 		quic_reasm_insert(ra, off, stream + off, len);
 	}
 	if (!ra->held && ra->ring) {
-		free(ra->ring);
-		ra->ring = NULL;
-		ra->size = 0;
+		u8 *ring;
+
+		free(quic_reasm_release(ra, &ring));
+		free(ring);
+		if (ra->ring || ra->r || ra->size || ra->n)
+			return -EFAULT;	/* not left empty */
 	}
 	return 0;
 }
@@ -69,6 +75,8 @@ static void test_limits(void)
 	u32 size, i;
 
 	tap_begin("reasm: window, gap limit, duplicates");
+	for (i = 0; i < sizeof(stream); i++)
+		stream[i] = i * 7 + 1;
 	quic_reasm_init(&rx->ra, MAX);
 	EXPECT_EQ(quic_reasm_need(&rx->ra, MAX, 1, &size), -EMSGSIZE);
 	EXPECT_EQ(quic_reasm_need(&rx->ra, MAX - 1, 1, &size), 0);
@@ -103,6 +111,17 @@ static void test_limits(void)
 	EXPECT_EQ(rx->ra.n, 0);
 	EXPECT_EQ(rx->ra.held, 0);
 	EXPECT_EQ(rx->ra.ring == NULL, 1);
+	EXPECT_EQ(rx->ra.r == NULL, 1);		/* the ranges went with it */
+	/* In-order pieces need neither. */
+	EXPECT_EQ(rx_piece(rx, stream, 204, 100), 0);
+	EXPECT_EQ(rx->ra.r == NULL && rx->ra.ring == NULL, 1);
+	/* A gap again: a new ring, new ranges, same results. */
+	EXPECT_EQ(rx_piece(rx, stream, 400, 10), 0);
+	EXPECT_EQ(rx->ra.r != NULL && rx->ra.n == 1 && rx->ra.held == 10, 1);
+	EXPECT_EQ(rx_piece(rx, stream, 304, 96), 0);
+	EXPECT_EQ(rx->delivered, 410);
+	EXPECT_EQ(rx->ra.r == NULL && rx->ra.ring == NULL, 1);
+	EXPECT_EQ(memcmp(rx->out, stream, 410), 0);
 	tap_end();
 	free(rx);
 }
@@ -156,10 +175,11 @@ static void run_random(unsigned int seed, u32 len, u32 piece_max, u32 *max_ring,
 		}
 	}
 	*ok = rx->delivered == len && !memcmp(rx->out, stream, len) &&
-	      !rx->ra.held;
+	      !rx->ra.held && !rx->ra.r && !rx->ra.ring;
 	if (rx->max_ring > *max_ring)
 		*max_ring = rx->max_ring;
 	free(rx->ra.ring);
+	free(rx->ra.r);
 	free(offs);
 	free(lens);
 	free(rx);
