@@ -11,6 +11,7 @@
  */
 
 #include <crypto/hash.h>
+#include <linux/bottom_half.h>
 #include <linux/err.h>
 #include <linux/string.h>
 
@@ -65,6 +66,14 @@ struct crypto_shash *quic_hkdf_alloc(u8 hash)
 				  "hmac(sha384)" : "hmac(sha256)", 0, 0);
 }
 
+/*
+ * The hash may be a SIMD one (sha256-avx2, sha256-ni) whose FPU section,
+ * in 6.12, leaves bottom halves on: a softirq of ours landing inside it
+ * could not use the AES-NI GCM and would drop its packet (crypto.c,
+ * quic_crypto_submit()).  Key derivation runs in process context, so it
+ * keeps bottom halves off around the hashing: nothing here sleeps.
+ */
+
 /* PRK = HMAC-Hash(salt, IKM); prk holds the digest size of @tfm. */
 int quic_hkdf_extract(struct crypto_shash *tfm, const u8 *salt,
 		      unsigned int saltlen, const u8 *ikm, unsigned int ikmlen,
@@ -72,10 +81,12 @@ int quic_hkdf_extract(struct crypto_shash *tfm, const u8 *salt,
 {
 	int err;
 
+	local_bh_disable();
 	err = crypto_shash_setkey(tfm, salt, saltlen);
-	if (err)
-		return err;
-	return crypto_shash_tfm_digest(tfm, ikm, ikmlen, prk);
+	if (!err)
+		err = crypto_shash_tfm_digest(tfm, ikm, ikmlen, prk);
+	local_bh_enable();
+	return err;
 }
 
 /* OKM = T(1) | T(2) | ..., T(i) = HMAC-Hash(PRK, T(i-1) | info | i). */
@@ -93,9 +104,10 @@ static int quic_hkdf_expand(struct crypto_shash *tfm, const u8 *prk,
 	if (hlen > sizeof(t) || outlen > 255 * hlen)
 		return -EINVAL;
 
+	local_bh_disable();	/* see quic_hkdf_extract() */
 	err = crypto_shash_setkey(tfm, prk, prklen);
 	if (err)
-		return err;
+		goto out;
 
 	desc->tfm = tfm;
 	for (i = 1, done = 0; done < outlen; i++) {
@@ -113,6 +125,7 @@ static int quic_hkdf_expand(struct crypto_shash *tfm, const u8 *prk,
 		done += n;
 	}
 out:
+	local_bh_enable();
 	shash_desc_zero(desc);
 	memzero_explicit(t, sizeof(t));
 	return err;

@@ -16,6 +16,7 @@
 
 #include <crypto/chacha.h>
 #include <crypto/skcipher.h>
+#include <linux/bottom_half.h>
 #include <linux/err.h>
 #include <linux/string.h>
 #include <linux/unaligned.h>
@@ -89,8 +90,15 @@ int quic_crypto_hp_mask(const struct quic_crypto_dir *dir, const u8 *sample,
 		memzero_explicit(state, sizeof(state));
 	} else {
 		memcpy(in, sample, sizeof(in));
+		/*
+		 * aes-aesni's FPU section leaves bottom halves on (6.12): in
+		 * process context a softirq of ours could land inside it and
+		 * find the FPU taken (crypto.c, quic_crypto_submit()).
+		 */
+		local_bh_disable();
 		err = crypto_lskcipher_encrypt(dir->hp_aes, in, out,
 					       sizeof(in), NULL);
+		local_bh_enable();
 	}
 	memcpy(mask, out, QUIC_HP_MASK_LEN);
 	memzero_explicit(out, sizeof(out));
