@@ -28,6 +28,7 @@
 #ifndef _NET_QUIC_CRYPTO_H
 #define _NET_QUIC_CRYPTO_H
 
+#include <crypto/aes.h>
 #include <linux/atomic.h>
 #include <linux/completion.h>
 #include <linux/skbuff.h>
@@ -38,7 +39,6 @@
 #include "key_phase.h"
 
 struct crypto_aead;
-struct crypto_lskcipher;
 struct crypto_shash;
 
 #define QUIC_CRYPTO_SECRET_MAX		48	/* SHA-384 output */
@@ -79,7 +79,6 @@ struct quic_cipher {
 	u32		type;		/* TLS_CIPHER_* from <linux/tls.h> */
 	const char	*aead_name;	/* crypto API AEAD */
 	const char	*simd_name;	/* internal SIMD AEAD, tried first */
-	const char	*hp_name;	/* lskcipher for AES, NULL for ChaCha20 */
 	u8		hash;		/* enum quic_crypto_hash */
 	u8		secretlen;
 	u8		keylen;
@@ -98,7 +97,6 @@ struct quic_crypto_key {
 	bool			ready;		/* usable for packets */
 	bool			simd;		/* aead is an internal SIMD one */
 	atomic64_t		packets;	/* encrypted, or decrypted fine */
-	atomic64_t		auth_failed;	/* rx: failed authentication */
 };
 
 /* A ring of generations: tx uses two (cur, next), rx three (+ prev). */
@@ -112,8 +110,11 @@ struct quic_crypto_dir {
 	struct quic_crypto_key		gen[QUIC_CRYPTO_GENS];
 	u8				ngen;
 	u8				cur;		/* index of the current gen */
-	struct crypto_lskcipher		*hp_aes;	/* AES-ECB header protection */
-	u32				hp_chacha[QUIC_CRYPTO_KEY_MAX / 4];
+	/* Header protection key: an AES key schedule, or ChaCha20's key. */
+	union {
+		struct crypto_aes_ctx	aes;
+		u32			chacha[QUIC_CRYPTO_KEY_MAX / 4];
+	} hp;
 };
 
 /* One encryption level (Initial, 0-RTT, Handshake, 1-RTT). */
@@ -239,8 +240,8 @@ int quic_crypto_decrypt_batch(struct quic_crypto_ctx *ctx,
 int quic_crypto_hp_setup(struct quic_crypto_dir *dir,
 			 const struct quic_cipher *cipher, const u8 *hp);
 void quic_crypto_hp_free(struct quic_crypto_dir *dir);
-int quic_crypto_hp_mask(const struct quic_crypto_dir *dir, const u8 *sample,
-			u8 *mask);
+void quic_crypto_hp_mask(const struct quic_crypto_dir *dir, const u8 *sample,
+			 u8 *mask);
 int quic_crypto_protect_header(struct quic_crypto_ctx *ctx,
 			       const struct quic_crypto_pkt *pkt);
 int quic_crypto_unprotect_header(struct quic_crypto_ctx *ctx,

@@ -4,9 +4,13 @@
  * 16-byte sample of the ciphertext hides the low bits of the first byte and
  * the packet number.
  *
- * AES suites use one AES-ECB block through an "ecb(aes)" lskcipher, which
- * works on linear buffers, so the sample and the mask can live on the stack
- * without a scatterlist or a request.  ChaCha20 uses the ChaCha library:
+ * AES suites encrypt one block with the AES library (aes_expandkey() and
+ * aes_encrypt()), its key schedule kept in the direction itself: a crypto
+ * API transform ("ecb(aes)" over "aes-aesni") took two 1 KB objects per
+ * direction, 2 KB of every idle connection's memory per side.  The library
+ * is the generic AES, hardened against cache timing (lib/crypto/aes.c),
+ * and needs no FPU, so it runs anywhere; one block per packet is little
+ * next to the AEAD.  ChaCha20 uses the ChaCha library:
  * its 16-byte IV is a 32-bit little-endian block counter followed by the
  * 96-bit nonce, exactly QUIC's split of the sample (§5.4.4), and the mask is
  * the keystream that encrypts five zero bytes.
@@ -14,9 +18,8 @@
  * Nothing here allocates: this runs for every packet, in softirq context too.
  */
 
+#include <crypto/aes.h>
 #include <crypto/chacha.h>
-#include <crypto/skcipher.h>
-#include <linux/bottom_half.h>
 #include <linux/err.h>
 #include <linux/string.h>
 #include <linux/unaligned.h>
@@ -24,8 +27,6 @@
 #include "crypto.h"
 
 #define QUIC_HP_MASK_LEN	5
-/* Our stack buffers are aligned to this, see quic_crypto_hp_setup(). */
-#define QUIC_HP_ALIGN		16
 
 #define QUIC_HDR_LONG		0x80
 #define QUIC_HDR_LONG_MASK	0x0f	/* reserved bits and pn length */
@@ -36,73 +37,38 @@
 int quic_crypto_hp_setup(struct quic_crypto_dir *dir,
 			 const struct quic_cipher *cipher, const u8 *hp)
 {
-	struct crypto_lskcipher *tfm;
 	unsigned int i;
-	int err;
 
 	if (cipher->hp_chacha) {
-		for (i = 0; i < ARRAY_SIZE(dir->hp_chacha); i++)
-			dir->hp_chacha[i] = get_unaligned_le32(hp + 4 * i);
+		for (i = 0; i < ARRAY_SIZE(dir->hp.chacha); i++)
+			dir->hp.chacha[i] = get_unaligned_le32(hp + 4 * i);
 		return 0;
 	}
-
-	tfm = crypto_alloc_lskcipher(cipher->hp_name, 0, 0);
-	if (IS_ERR(tfm))
-		return PTR_ERR(tfm);
-	/*
-	 * A misaligned buffer makes the lskcipher bounce through kmalloc();
-	 * refuse an implementation needing more than our stack alignment.
-	 */
-	err = -EINVAL;
-	if (crypto_lskcipher_alignmask(tfm) >= QUIC_HP_ALIGN)
-		goto err;
-	err = crypto_lskcipher_setkey(tfm, hp, cipher->hplen);
-	if (err)
-		goto err;
-	dir->hp_aes = tfm;
-	return 0;
-err:
-	crypto_free_lskcipher(tfm);
-	return err;
+	return aes_expandkey(&dir->hp.aes, hp, cipher->hplen);
 }
 
 void quic_crypto_hp_free(struct quic_crypto_dir *dir)
 {
-	if (dir->hp_aes)
-		crypto_free_lskcipher(dir->hp_aes);	/* zeroizes the key */
-	dir->hp_aes = NULL;
-	memzero_explicit(dir->hp_chacha, sizeof(dir->hp_chacha));
+	memzero_explicit(&dir->hp, sizeof(dir->hp));
 }
 
 /* mask: QUIC_CRYPTO_SAMPLE_LEN bytes, of which the first five are used. */
-int quic_crypto_hp_mask(const struct quic_crypto_dir *dir, const u8 *sample,
-			u8 *mask)
+void quic_crypto_hp_mask(const struct quic_crypto_dir *dir, const u8 *sample,
+			 u8 *mask)
 {
-	u8 in[QUIC_CRYPTO_SAMPLE_LEN] __aligned(QUIC_HP_ALIGN);
-	u8 out[QUIC_CRYPTO_SAMPLE_LEN] __aligned(QUIC_HP_ALIGN);
+	u8 in[QUIC_CRYPTO_SAMPLE_LEN], out[QUIC_CRYPTO_SAMPLE_LEN];
 	u32 state[CHACHA_STATE_WORDS];
-	int err = 0;
 
 	if (dir->cipher->hp_chacha) {
 		memset(in, 0, QUIC_HP_MASK_LEN);
-		chacha_init(state, dir->hp_chacha, sample);
+		chacha_init(state, dir->hp.chacha, sample);
 		chacha_crypt(state, out, in, QUIC_HP_MASK_LEN, 20);
 		memzero_explicit(state, sizeof(state));
 	} else {
-		memcpy(in, sample, sizeof(in));
-		/*
-		 * aes-aesni's FPU section leaves bottom halves on (6.12): in
-		 * process context a softirq of ours could land inside it and
-		 * find the FPU taken (crypto.c, quic_crypto_submit()).
-		 */
-		local_bh_disable();
-		err = crypto_lskcipher_encrypt(dir->hp_aes, in, out,
-					       sizeof(in), NULL);
-		local_bh_enable();
+		aes_encrypt(&dir->hp.aes, out, sample);
 	}
 	memcpy(mask, out, QUIC_HP_MASK_LEN);
 	memzero_explicit(out, sizeof(out));
-	return err;
 }
 
 static struct quic_crypto_dir *quic_crypto_hp_dir(struct quic_crypto_ctx *ctx,
@@ -145,7 +111,6 @@ int quic_crypto_protect_header(struct quic_crypto_ctx *ctx,
 	const u8 *sample;
 	unsigned int i;
 	u8 *p;
-	int err;
 
 	dir = quic_crypto_hp_dir(ctx, pkt->level, true);
 	if (!dir)
@@ -156,9 +121,7 @@ int quic_crypto_protect_header(struct quic_crypto_ctx *ctx,
 	sample = quic_crypto_sample(pkt, buf);
 	if (!sample)
 		return -EINVAL;
-	err = quic_crypto_hp_mask(dir, sample, mask);
-	if (err)
-		return err;
+	quic_crypto_hp_mask(dir, sample, mask);
 
 	p = pkt->skb->data + pkt->off;
 	p[0] ^= mask[0] & ((p[0] & QUIC_HDR_LONG) ? QUIC_HDR_LONG_MASK :
@@ -186,7 +149,6 @@ int quic_crypto_unprotect_header(struct quic_crypto_ctx *ctx,
 	const u8 *sample;
 	unsigned int i;
 	u32 pn = 0;
-	int err;
 
 	dir = quic_crypto_hp_dir(ctx, pkt->level, false);
 	if (!dir)
@@ -196,9 +158,7 @@ int quic_crypto_unprotect_header(struct quic_crypto_ctx *ctx,
 	sample = quic_crypto_sample(pkt, buf);
 	if (!sample)
 		return -EINVAL;
-	err = quic_crypto_hp_mask(dir, sample, mask);
-	if (err)
-		return err;
+	quic_crypto_hp_mask(dir, sample, mask);
 
 	p = pkt->skb->data + pkt->off;
 	first = p[0] ^ (mask[0] & ((p[0] & QUIC_HDR_LONG) ?

@@ -1284,11 +1284,10 @@ static void quic_st_impl_cipher(struct quic_ktap *ktap,
 			quic_st_dir_simd(&dc->rx, want) &&
 			quic_st_dir_simd(&gc->tx, false) &&
 			quic_st_dir_simd(&gc->rx, false),
-			"%s: AEAD %s (internal SIMD %s), fallback %s, header protection %s",
+			"%s: AEAD %s (internal SIMD %s), fallback %s",
 			sc->name, crypto_aead_driver_name(dc->tx.gen[0].aead),
 			want ? "used" : "absent",
-			crypto_aead_driver_name(gc->tx.gen[0].aead),
-			crypto_lskcipher_driver_name(dc->tx.hp_aes));
+			crypto_aead_driver_name(gc->tx.gen[0].aead));
 
 	/* One batch each, of packets of many lengths. */
 	for (i = 0; i < n; i++) {
