@@ -212,7 +212,6 @@ struct quic_cong_undo {
 
 struct quic_cong {
 	const struct quic_cong_ops *ops;
-	enum quic_cong_algo algo;
 	u64 cwnd;
 	u64 ssthresh;		/* U64_MAX until the first congestion event */
 	u64 bytes_in_flight;
@@ -230,6 +229,7 @@ struct quic_cong {
 	u32 episode;		/* congestion events so far */
 	u32 episode_lost;	/* in-flight packets lost in the current one */
 	u32 episode_spurious;	/* of those, acknowledged after all */
+	enum quic_cong_algo algo;	/* here, where it leaves no hole */
 	struct quic_cong_undo undo;
 };
 

@@ -307,8 +307,9 @@ int quic_conn_connect(struct sock *sk, const union quic_addr *peer)
  * Server: the new socket @sk takes the address and settings of the
  * listener @lsk, whose lock is held.  @sk is not reachable by anyone else
  * yet, so it needs no lock of its own (socket.c, quic_accept_one()).
+ * Fails only without memory for the ALPN list.
  */
-void quic_conn_inherit(struct sock *lsk, struct sock *sk)
+int quic_conn_inherit(struct sock *lsk, struct sock *sk)
 {
 	struct quic_sock *lqs = quic_sk(lsk), *qs = quic_sk(sk);
 
@@ -325,7 +326,6 @@ void quic_conn_inherit(struct sock *lsk, struct sock *sk)
 	sk->sk_userlocks = lsk->sk_userlocks;
 	WRITE_ONCE(sk->sk_sndbuf, READ_ONCE(lsk->sk_sndbuf));
 	WRITE_ONCE(sk->sk_rcvbuf, READ_ONCE(lsk->sk_rcvbuf));
-	memcpy(qs->alpn, lqs->alpn, sizeof(qs->alpn));
 	/*
 	 * The listener's session ticket key (made now if it has none), so
 	 * that a ticket issued on one of its connections resumes on another.
@@ -340,6 +340,7 @@ void quic_conn_inherit(struct sock *lsk, struct sock *sk)
 	inet_sk(sk)->inet_sport = inet_sk(lsk)->inet_sport;
 	inet_sk(sk)->inet_num = inet_sk(lsk)->inet_num;
 	quic_path_inherit(lsk, sk);	/* the preferred address */
+	return quic_alpn_set(sk, lqs->alpn);
 }
 
 /*

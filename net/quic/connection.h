@@ -91,14 +91,15 @@ struct quic_space {
 	u64			largest_rx_time;
 	struct quic_ack_ranges	rx;		/* packet numbers received */
 	struct quic_ack_timing	ack;		/* when our ACK is due */
-	bool			ack_pending;	/* an ACK must go out now */
 	struct list_head	sent;		/* struct quic_sent_pkt */
 	struct list_head	acked;		/* newly acked, while an ACK is processed */
-	u32			in_flight;	/* ack-eliciting packets unacked */
 	u64			last_eliciting_time;
 	struct list_head	frames;		/* struct quic_frame_tx, to send */
 	struct quic_reasm	crypto_rx;	/* its base: next to recvmsg() */
 	struct quic_crypto_tx	crypto_tx;
+	/* Together at the end, without holes: there are three spaces. */
+	u32			in_flight;	/* ack-eliciting packets unacked */
+	bool			ack_pending;	/* an ACK must go out now */
 	bool			discarded;	/* keys gone: nothing more here */
 };
 
@@ -159,7 +160,7 @@ void quic_conn_init(struct sock *sk);
 void quic_conn_free(struct sock *sk);
 void quic_set_state(struct sock *sk, int state);
 int quic_conn_connect(struct sock *sk, const union quic_addr *peer);
-void quic_conn_inherit(struct sock *lsk, struct sock *sk);
+int quic_conn_inherit(struct sock *lsk, struct sock *sk);
 void quic_conn_local_tp_changed(struct sock *sk);
 int quic_conn_accept(struct sock *sk, struct sk_buff *skb);
 void quic_conn_established(struct sock *sk);

@@ -628,7 +628,7 @@ void quic_dispatch_forget(struct quic_dispatch *d, struct sock *lsk)
 int quic_dispatch_listen(struct quic_udp_sock *us, struct sock *sk,
 			 struct list_head *listeners)
 {
-	const char *alpn = quic_sk(sk)->alpn;
+	const char *alpn = quic_alpn(quic_sk(sk));
 	struct quic_listener *l, *new;
 	size_t len = strnlen(alpn, QUIC_ALPN_MAX - 1);
 	bool clash;

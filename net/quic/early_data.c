@@ -228,7 +228,7 @@ static bool quic_early_data_client(const struct sock *sk)
 {
 	const struct quic_sock *qs = quic_sk(sk);
 
-	return !qs->is_server && qs->peer_tp_saved_set &&
+	return !qs->is_server && qs->peer_tp_saved &&
 	       sk->sk_state == QUIC_SS_CONNECTING;
 }
 

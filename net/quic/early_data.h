@@ -34,21 +34,21 @@ struct quic_crypto_secret;
 #define QUIC_HELLO_RANDOM_LEN	32
 
 struct quic_early {
-	/* Client. */
-	bool	tp_applied;	/* streams opened under the remembered TPs */
-	bool	used;		/* some 0-RTT packet went out */
-	bool	rejected;	/* libquic: the server rejected 0-RTT */
-	u64	last_pn;	/* largest packet number sent in 0-RTT */
+	/* The flags first, without holes between them. */
+	bool	tp_applied;	/* client: streams opened under the remembered TPs */
+	bool	used;		/* client: some 0-RTT packet went out */
+	bool	rejected;	/* client, libquic: the server rejected 0-RTT */
+	bool	rx_closed;	/* server: 0-RTT packets are no longer read */
+	u32	hello_mask;	/* server: bytes of ClientHello.random seen */
+	u64	last_pn;	/* client: largest packet number sent in 0-RTT */
 	/*
-	 * The server's parameters remembered for 0-RTT (remote = 1): set
-	 * with peer_tp_saved_set, allocated then as only a resuming client
-	 * needs them (charged to the socket).
+	 * Client: the server's parameters remembered for 0-RTT (remote = 1):
+	 * set with peer_tp_saved, allocated then as only a resuming
+	 * client needs them (charged to the socket).
 	 */
 	struct quic_transport_params *tp;
 	/* Server. */
-	bool	rx_closed;	/* 0-RTT packets are no longer read */
 	u64	rx_close_at;	/* us: the first 1-RTT packet + 3 PTO */
-	u32	hello_mask;	/* bytes of ClientHello.random seen */
 	u8	hello_random[QUIC_HELLO_RANDOM_LEN];
 	/* Listener: the DCID of the Initial accept() is setting up. */
 	struct quic_cid accepting;

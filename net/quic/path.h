@@ -88,6 +88,7 @@ struct quic_paths {
 	union quic_addr		pref;
 	struct quic_udp_sock	*pref_udp;	/* a reference of ours */
 	bool			pref_used;	/* a packet came to it */
+	u32			migrations;	/* path changes so far */
 	struct timer_list	timer;		/* PATH_CHALLENGE again */
 	/*
 	 * The last reference of a tunnel socket a client left (or failed to
@@ -95,7 +96,6 @@ struct quic_paths {
 	 */
 	struct quic_udp_sock	*stale;
 	struct work_struct	udp_work;
-	u32			migrations;	/* path changes so far */
 };
 
 void quic_path_init(struct sock *sk);

@@ -253,6 +253,30 @@ int quic_ticket_key_make(struct sock *sk)
 	return 0;
 }
 
+/*
+ * The ALPN list becomes a copy of @alpn (NULL or "": none).  An idle
+ * connection keeps its list in a small object rather than 128 bytes of
+ * the socket.  Socket lock held, or the socket not reachable yet.
+ */
+int quic_alpn_set(struct sock *sk, const char *alpn)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	size_t len = alpn ? strnlen(alpn, QUIC_ALPN_MAX - 1) : 0;
+	char *copy = NULL;
+
+	if (len) {
+		copy = kmemdup_nul(alpn, len, GFP_KERNEL);
+		if (!copy)
+			return -ENOMEM;
+		quic_obj_charge(sk, len + 1);
+	}
+	if (qs->alpn)
+		quic_obj_charge(sk, -(int)(strlen(qs->alpn) + 1));
+	kfree(qs->alpn);
+	qs->alpn = copy;
+	return 0;
+}
+
 /* A client's token (QUIC_SOCKOPT_TOKEN) becomes @buf, or nothing. */
 void quic_token_set(struct sock *sk, u8 *buf, u32 len)
 {
@@ -281,12 +305,12 @@ int quic_sock_init(struct sock *sk)
 	qs->ticket_len = 0;
 	qs->token = NULL;
 	qs->token_len = 0;
-	qs->peer_tp_saved_set = false;
+	qs->peer_tp_saved = NULL;
 	qs->local_tp_sent = false;
 	qs->omem = 0;
 	qs->events = 0;
 	qs->close_set = false;
-	memset(qs->alpn, 0, sizeof(qs->alpn));
+	qs->alpn = NULL;
 	memset(&qs->close_info, 0, sizeof(qs->close_info));
 	skb_queue_head_init(&qs->hold_queue);
 	skb_queue_head_init(&qs->accept_queue);
@@ -308,6 +332,9 @@ void quic_sock_destroy(struct sock *sk)
 	skb_queue_purge(&qs->hold_queue);
 	quic_ticket_set(sk, NULL, 0);
 	quic_token_set(sk, NULL, 0);
+	quic_alpn_set(sk, NULL);
+	quic_obj_free(sk, qs->peer_tp_saved, sizeof(*qs->peer_tp_saved));
+	qs->peer_tp_saved = NULL;
 	/* Every charged object is gone with the connection. */
 	WARN_ON_ONCE(qs->omem);
 	if (qs->udp) {
@@ -812,13 +839,17 @@ static int quic_accept_one(struct sock *lsk, struct sock *newsk,
 	 * listener's settings and the Initial's pending slot without its
 	 * own lock.
 	 */
-	quic_conn_inherit(lsk, newsk);
+	err = quic_conn_inherit(lsk, newsk);
 	quic_sk(newsk)->pending = true;
 	release_sock(lsk);
 
-	lock_sock(newsk);
-	err = quic_conn_accept(newsk, skb);
-	release_sock(newsk);
+	if (err) {
+		kfree_skb(skb);
+	} else {
+		lock_sock(newsk);
+		err = quic_conn_accept(newsk, skb);
+		release_sock(newsk);
+	}
 	if (err) {
 		/* Its slot goes back when the socket is freed. */
 		newsock->sk = NULL;

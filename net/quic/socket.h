@@ -43,6 +43,12 @@ static inline __be16 quic_addr_port(const union quic_addr *addr)
 					       addr->v6.sin6_port;
 }
 
+/*
+ * Size matters: an idle connection holds one per side, in the "QUIC" slab
+ * cache, which rounds objects up to 64 bytes.  At 5,440 bytes or less six
+ * fit a 32 KB slab (5,461 bytes each); above, five (6,553): with Debian's
+ * 6.12 it is 5,432 (pahole).  Keep flags together and fields out of holes.
+ */
 struct quic_sock {
 	struct inet_sock	inet;	/* must be first: this is an inet socket */
 
@@ -60,11 +66,15 @@ struct quic_sock {
 	bool			handshake_confirmed;	/* RFC 9001 §4.1.2 */
 	bool			peer_tp_set;
 	bool			peer_scid_set;	/* client: server's SCID seen */
+	/* Accepted, handshake running: we hold a pending slot of @udp. */
+	bool			pending;
 	u32			version;
 	struct quic_config	config;
 	struct quic_cid_set	cids;
 	struct quic_cid		odcid;		/* the client's first DCID */
 	struct quic_cid		peer_scid;	/* peer's Initial SCID */
+	bool			retry_done;	/* Retry (below) */
+	struct quic_cid		retry_scid;
 	struct quic_transport_params local_tp;
 	struct quic_transport_params peer_tp;
 	struct quic_crypto_ctx	crypto;
@@ -81,7 +91,6 @@ struct quic_sock {
 	struct quic_amp		amp;
 	struct quic_ecn		ecn;		/* ECN of the path (ecn.h) */
 	struct quic_key_phase	key_phase;	/* 1-RTT key updates */
-	u32			max_datagram;	/* UDP payload we send */
 	struct quic_pmtud	pmtud;		/* its discovery (pmtud.c) */
 	u8			probes;		/* PTO probes that may ignore cwnd */
 	/*
@@ -94,7 +103,12 @@ struct quic_sock {
 	struct quic_paths	paths;		/* path.c */
 	struct quic_streams	streams;
 	struct quic_dgram	dgram;		/* datagram.c */
-	char			alpn[QUIC_ALPN_MAX];	/* NUL-terminated */
+	/*
+	 * The ALPN list, NUL-terminated, kmalloc()ed to its length (at most
+	 * QUIC_ALPN_MAX bytes) and charged to sk_omem_alloc; NULL: none.
+	 * Set and read under the socket lock (quic_alpn_set()).
+	 */
+	char			*alpn;
 	struct quic_connection_close close_info;	/* sent or received */
 
 	/* Timers; softirq handlers defer to release_cb via @deferred. */
@@ -111,28 +125,29 @@ struct quic_sock {
 	 * charged to sk_rmem_alloc and holding a pending slot of @udp.
 	 */
 	struct sk_buff_head	accept_queue;
-	/* Accepted, handshake running: we hold a pending slot of @udp. */
-	bool			pending;
 	/* Datagrams of levels whose keys are not installed yet. */
 	struct sk_buff_head	hold_queue;
 
 	u8			*ticket;	/* QUIC_SOCKOPT_SESSION_TICKET */
-	u32			ticket_len;
 	u8			*token;		/* client: QUIC_SOCKOPT_TOKEN */
+	u32			ticket_len;
 	u32			token_len;
-	/* Client: the peer's parameters remembered for 0-RTT (remote = 1). */
-	struct quic_transport_param peer_tp_saved;
-	bool			peer_tp_saved_set;
+	/*
+	 * Client: the peer's parameters remembered for 0-RTT (remote = 1),
+	 * as set; allocated then and charged to sk_omem_alloc.  NULL: none.
+	 */
+	struct quic_transport_param *peer_tp_saved;
 	struct quic_early	early;		/* 0-RTT (early_data.c) */
-	/* Our transport parameters were read (to be sent): they are fixed. */
-	bool			local_tp_sent;
 	/* Our part of sk_omem_alloc (quic_obj_alloc()): 0 once freed. */
 	u32			omem;
 	u32			events;		/* BIT(enum quic_event_type) on */
 	bool			close_set;	/* close_info given by the user */
 	bool			close_app;	/* our close is an application one */
 	bool			close_pending;	/* orphan: close once data is acked */
+	/* Our transport parameters were read (to be sent): they are fixed. */
+	bool			local_tp_sent;
 	u32			closing_rx;	/* datagrams seen while closing */
+	u32			max_datagram;	/* UDP payload we send */
 	struct work_struct	release_work;	/* orphan: release after closing */
 	struct work_struct	key_work;	/* derive the next 1-RTT keys */
 	struct work_struct	keys_work;	/* free discarded spaces' keys */
@@ -143,10 +158,9 @@ struct quic_sock {
 	 * must be) and its token, which our Initials carry from then on;
 	 * retry_work re-derives the Initial keys and sends the ClientHello
 	 * again.  Server: the Retry SCID its connection's first Initial came
-	 * to, when it carried a valid Retry token.
+	 * to, when it carried a valid Retry token.  retry_done and retry_scid
+	 * are above, beside the other CIDs, where they leave no hole.
 	 */
-	bool			retry_done;
-	struct quic_cid		retry_scid;
 	u8			*retry_token;	/* charged to sk_omem_alloc */
 	u32			retry_token_len;
 	struct work_struct	retry_work;
@@ -180,6 +194,13 @@ void quic_obj_charge(struct sock *sk, int delta);
 void quic_ticket_set(struct sock *sk, u8 *buf, u32 len);
 void quic_token_set(struct sock *sk, u8 *buf, u32 len);
 int quic_ticket_key_make(struct sock *sk);
+int quic_alpn_set(struct sock *sk, const char *alpn);
+
+/* The ALPN list, "" if none was set. */
+static inline const char *quic_alpn(const struct quic_sock *qs)
+{
+	return qs->alpn ?: "";
+}
 
 /* Where a received datagram came from, while quic_input() runs. */
 struct quic_input_cb {

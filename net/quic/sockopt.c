@@ -237,7 +237,7 @@ static int quic_set_tp_remote(struct sock *sk,
 			      const struct quic_transport_param *p)
 {
 	struct quic_sock *qs = quic_sk(sk);
-	struct quic_transport_param limits = *p;
+	struct quic_transport_param limits = *p, *saved;
 	struct quic_transport_params tp;
 	int err;
 
@@ -259,11 +259,18 @@ static int quic_set_tp_remote(struct sock *sk,
 	err = quic_tp_from_user(&tp, &limits);
 	if (err)
 		return err;
+	/* Allocated as only a resuming client needs it; at most once. */
+	saved = qs->peer_tp_saved ?: quic_obj_alloc(sk, sizeof(*p), GFP_KERNEL);
+	if (!saved)
+		return -ENOMEM;
 	err = quic_early_data_remote_tp(sk, &tp);
-	if (err)
+	if (err) {
+		if (saved != qs->peer_tp_saved)
+			quic_obj_free(sk, saved, sizeof(*saved));
 		return err;
-	qs->peer_tp_saved = *p;
-	qs->peer_tp_saved_set = true;
+	}
+	*saved = *p;
+	qs->peer_tp_saved = saved;
 	return 0;
 }
 
@@ -304,9 +311,9 @@ static int quic_get_tp(struct sock *sk, sockptr_t optval,
 	if (copy_from_sockptr(&p, optval, sizeof(p)))
 		return -EFAULT;
 	if (p.remote && !qs->peer_tp_set) {
-		if (!qs->peer_tp_saved_set)
+		if (!qs->peer_tp_saved)
 			return -ENOTCONN;
-		p = qs->peer_tp_saved;	/* through the stack: usercopy */
+		p = *qs->peer_tp_saved;
 		return quic_put_opt(optval, optlen, len, &p, sizeof(p));
 	}
 	quic_tp_to_user(p.remote ? &qs->peer_tp : &qs->local_tp, &p);
@@ -356,16 +363,14 @@ static int quic_get_stream_open(struct sock *sk, sockptr_t optval,
 static int quic_set_alpn(struct sock *sk, sockptr_t optval,
 			 unsigned int optlen)
 {
-	struct quic_sock *qs = quic_sk(sk);
 	char alpn[QUIC_ALPN_MAX] = {};
 
-	/* Through the stack: hardened usercopy guards the socket object. */
+	/* Through the stack, NUL-terminated; the socket keeps a copy. */
 	if (optlen >= sizeof(alpn))
 		return -EINVAL;
 	if (copy_from_sockptr(alpn, optval, optlen))
 		return -EFAULT;
-	memcpy(qs->alpn, alpn, sizeof(alpn));
-	return 0;
+	return quic_alpn_set(sk, alpn);
 }
 
 static int quic_set_close(struct sock *sk, sockptr_t optval,
@@ -740,7 +745,7 @@ static int quic_getsockopt_quic(struct sock *sk, int optname,
 	case QUIC_SOCKOPT_TRANSPORT_PARAM_EXT:
 		return quic_get_tp_ext(sk, optval, optlen, len);
 	case QUIC_SOCKOPT_ALPN:
-		memcpy(u.alpn, qs->alpn, sizeof(u.alpn));
+		strscpy(u.alpn, quic_alpn(qs), sizeof(u.alpn));
 		return quic_put_opt(optval, optlen, len, u.alpn,
 				    strlen(u.alpn));
 	case QUIC_SOCKOPT_CONNECTION_CLOSE:

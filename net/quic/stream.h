@@ -115,12 +115,13 @@ struct quic_stream {
 struct quic_streams {
 	struct hlist_head	*hash;		/* a larger table, or NULL */
 	struct hlist_head	hash_small[1 << QUIC_STREAM_HASH_BITS_MIN];
-	u8			hash_bits;	/* of the table in use */
 	struct list_head	send_list;	/* streams with new data to send */
 	struct list_head	ctrl_list;	/* streams with ctrl bits set */
 	struct list_head	read_list;	/* streams recvmsg can read */
 	u32			count;
 	u8			ctrl;		/* QUIC_CONN_CTRL_* due */
+	u8			hash_bits;	/* of the table in use */
+	bool			ready;		/* transport parameters known */
 	s64			last_send_id;	/* default for sendmsg, -1 none */
 
 	/* Streams we open, [0] bidirectional, [1] unidirectional. */
@@ -145,7 +146,6 @@ struct quic_streams {
 	/* Out-of-order data held by all streams: bytes, and their truesize. */
 	u64			ooo_len;
 	u64			ooo_mem;
-	bool			ready;		/* transport parameters known */
 };
 
 static inline u32 quic_streams_buckets(const struct quic_streams *st)

@@ -577,7 +577,7 @@ err_free:
 /* Does @sk, binding first, share its tunnel socket with later ones? */
 static bool quic_udp_may_share(const struct sock *sk)
 {
-	return sk->sk_reuseport || quic_sk(sk)->alpn[0];
+	return sk->sk_reuseport || quic_sk(sk)->alpn;
 }
 
 /* Is @us the shared tunnel socket @sk asks for with @addr? */
