@@ -43,6 +43,8 @@ static inline __be16 quic_addr_port(const union quic_addr *addr)
 					       addr->v6.sin6_port;
 }
 
+struct quic_train;
+
 struct quic_sock {
 	struct inet_sock	inet;	/* must be first: this is an inet socket */
 
@@ -53,6 +55,11 @@ struct quic_sock {
 	struct dst_cache	dst_cache;	/* route to the peer */
 	u32			route_mark;	/* SO_MARK of the cached route */
 	int			route_oif;	/* SO_BINDTODEVICE of it */
+	/*
+	 * The UDP GSO train quic_output() is building, on its stack, while
+	 * it runs: anything else sent first sends it (output.c).
+	 */
+	struct quic_train	*tx_train;
 	struct list_head	proc_node;	/* in /proc/net/quic's list */
 
 	bool			is_server;
@@ -267,6 +274,8 @@ enum quic_stat {
 	QUIC_STAT_DGRAM_RX_DROPPED,	/* receive queue full: the oldest */
 	QUIC_STAT_PATH_CHANGE,	/* active paths changed (path.c) */
 	QUIC_STAT_PATH_VALID,	/* new paths validated */
+	QUIC_STAT_GSO_TRAINS,	/* UDP GSO skbs of 2 or more datagrams */
+	QUIC_STAT_GSO_SEGS,	/* the datagrams in them (output.c) */
 	QUIC_STAT_MAX,
 };
 

@@ -299,7 +299,7 @@ static void quic_udp_src4(const union quic_addr *local, union quic_addr *src)
  * (ecn.h), never the user's.
  */
 static void quic_udp_tos_ttl(struct sock *sk, struct dst_entry *dst, bool v4,
-			     u8 *tos, u8 *ttl)
+			     u8 ecn, u8 *tos, u8 *ttl)
 {
 	int hops;
 
@@ -310,14 +310,45 @@ static void quic_udp_tos_ttl(struct sock *sk, struct dst_entry *dst, bool v4,
 		*tos = READ_ONCE(inet_sk(sk)->tos);
 		hops = READ_ONCE(inet_sk(sk)->uc_ttl);
 	}
-	*tos = (*tos & ~INET_ECN_MASK) | quic_ecn_tos(sk);
+	*tos = (*tos & ~INET_ECN_MASK) | ecn;
 	if (hops < 0)
 		hops = v4 ? ip4_dst_hoplimit(dst) : ip6_dst_hoplimit(dst);
 	*ttl = hops;
 }
 
-/* quic_udp_xmit() with bottom halves off. */
-static int quic_udp_xmit_bh(struct sock *sk, struct sk_buff *skb)
+/*
+ * A train of @segs datagrams of @seg bytes (the last may be shorter) made
+ * one UDP GSO skb (output.c, gso.h).  udp_tunnel_xmit_skb() and
+ * udp_tunnel6_xmit_skb() take it as it is: udp_set_csum() and
+ * udp6_set_csum() see skb_is_gso() and write only the pseudo-header sum
+ * into the UDP header, leaving the rest to whoever segments, so the skb
+ * must already be CHECKSUM_PARTIAL with csum_start at the UDP header, as
+ * __udp_gso_segment() checks (-EINVAL otherwise); that is what
+ * udp_send_skb() sets up for a UDP_SEGMENT send.  A device with
+ * NETIF_F_GSO_UDP_L4 (veth, loopback) carries the skb whole; for any other
+ * validate_xmit_skb() segments it in software (netif_needs_gso(),
+ * skb_gso_segment(), udp4_ufo_fragment() or udp6_ufo_fragment(),
+ * __udp_gso_segment()), which also fills in each segment's checksum, and
+ * ip_finish_output_gso() checks every segment against the MTU as it would
+ * the datagrams sent one by one.  IP lengths: a train's payload is at
+ * most 64 KB less the skb's overhead (output.c), under the 65,507 bytes
+ * an IPv4 total length leaves for it.  Before the UDP header is pushed.
+ */
+static void quic_udp_gso_setup(struct sk_buff *skb, u16 seg, u16 segs)
+{
+	if (segs < 2)
+		return;
+	skb_shinfo(skb)->gso_size = seg;
+	skb_shinfo(skb)->gso_type = SKB_GSO_UDP_L4;
+	skb_shinfo(skb)->gso_segs = segs;
+	skb->ip_summed = CHECKSUM_PARTIAL;
+	skb->csum_start = skb_headroom(skb) - sizeof(struct udphdr);
+	skb->csum_offset = offsetof(struct udphdr, check);
+}
+
+/* quic_udp_xmit_train() with bottom halves off. */
+static int quic_udp_xmit_bh(struct sock *sk, struct sk_buff *skb, u16 seg,
+			    u16 segs, u8 ecn)
 {
 	struct quic_sock *qs = quic_sk(sk);
 	struct sock *usk = qs->udp->sock->sk;
@@ -326,6 +357,7 @@ static int quic_udp_xmit_bh(struct sock *sk, struct sk_buff *skb)
 	u8 tos, ttl;
 
 	skb->mark = READ_ONCE(sk->sk_mark);	/* SO_MARK */
+	quic_udp_gso_setup(skb, seg, segs);
 	if (peer->sa.sa_family == AF_INET) {
 		struct rtable *rt;
 		__be32 saddr;
@@ -336,7 +368,7 @@ static int quic_udp_xmit_bh(struct sock *sk, struct sk_buff *skb)
 			kfree_skb(skb);
 			return PTR_ERR(rt);
 		}
-		quic_udp_tos_ttl(sk, &rt->dst, true, &tos, &ttl);
+		quic_udp_tos_ttl(sk, &rt->dst, true, ecn, &tos, &ttl);
 		/* RFC 9000 §14: QUIC datagrams must not be fragmented. */
 		udp_tunnel_xmit_skb(rt, usk, skb, saddr, peer->v4.sin_addr.s_addr,
 				    tos, ttl, htons(IP_DF),
@@ -352,7 +384,7 @@ static int quic_udp_xmit_bh(struct sock *sk, struct sk_buff *skb)
 			kfree_skb(skb);
 			return PTR_ERR(dst);
 		}
-		quic_udp_tos_ttl(sk, dst, false, &tos, &ttl);
+		quic_udp_tos_ttl(sk, dst, false, ecn, &tos, &ttl);
 		skb->ignore_df = 0;
 		udp_tunnel6_xmit_skb(dst, usk, skb, NULL, &saddr,
 				     &peer->v6.sin6_addr, tos, ttl, 0,
@@ -369,13 +401,18 @@ static int quic_udp_xmit_bh(struct sock *sk, struct sk_buff *skb)
  * this one's entry in hand.
  */
 
-/* Send one QUIC datagram of @sk to its peer.  Consumes @skb. */
-int quic_udp_xmit(struct sock *sk, struct sk_buff *skb)
+/*
+ * Send @segs QUIC datagrams of @sk to its peer, back to back in @skb, each
+ * @seg bytes but the last (one datagram: @segs 1, @seg unused), with the
+ * ECN codepoint @ecn.  Consumes @skb.
+ */
+int quic_udp_xmit_train(struct sock *sk, struct sk_buff *skb, u16 seg,
+			u16 segs, u8 ecn)
 {
 	int err;
 
 	local_bh_disable();
-	err = quic_udp_xmit_bh(sk, skb);
+	err = quic_udp_xmit_bh(sk, skb, seg, segs, ecn);
 	local_bh_enable();
 	return err;
 }

@@ -65,7 +65,8 @@ struct quic_udp_sock *quic_udp_sock_get(struct sock *sk,
 void quic_udp_sock_put(struct quic_udp_sock *us);
 void quic_udp_sock_free(struct quic_udp_sock *us);
 int quic_udp_set_listener(struct quic_udp_sock *us, struct sock *sk, bool on);
-int quic_udp_xmit(struct sock *sk, struct sk_buff *skb);
+int quic_udp_xmit_train(struct sock *sk, struct sk_buff *skb, u16 seg,
+			u16 segs, u8 ecn);
 int quic_udp_xmit_reply(struct quic_udp_sock *us, struct sock *sk,
 			struct sk_buff *skb, const struct quic_input_cb *cb);
 u32 quic_udp_path_payload(struct sock *sk);
