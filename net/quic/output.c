@@ -780,6 +780,9 @@ void quic_output(struct sock *sk)
 	if (sk->sk_state != QUIC_SS_CONNECTING &&
 	    sk->sk_state != QUIC_SS_ESTABLISHED)
 		return;
+	/* Called from within a train's loop: what it built leaves first. */
+	if (quic_sk(sk)->tx_train)
+		quic_train_flush(sk, quic_sk(sk)->tx_train);
 	quic_pmtud_output(sk, now);
 	quic_cid_output(sk);	/* NEW_CONNECTION_ID frames due (conn_id.c) */
 	/* path.c: a PATH_RESPONSE owed on another path. */
