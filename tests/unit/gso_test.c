@@ -10,13 +10,14 @@
 #include <stdlib.h>
 
 #include "gso.h"
-#include "../tap.h"
+#include "suites.h"
+#include "tap.h"
 
 #define MAXB	65000		/* about QUIC_GSO_MAX_BYTES */
 
 static void test_cap(void)
 {
-	tap_begin("cap: payload room and 64 segments");
+	tap_begin("gso cap: payload room and 64 segments");
 	EXPECT_EQ(quic_gso_train_cap(1452, MAXB, 64, ~0ULL, true, ~0ULL), 44);
 	EXPECT_EQ(quic_gso_train_cap(1200, 1000000, 64, ~0ULL, true, ~0ULL),
 		  QUIC_GSO_MAX_SEGS);
@@ -24,12 +25,12 @@ static void test_cap(void)
 	EXPECT_EQ(quic_gso_train_cap(0, MAXB, 64, ~0ULL, true, ~0ULL), 0);
 	tap_end();
 
-	tap_begin("cap: the burst left");
+	tap_begin("gso cap: the burst left");
 	EXPECT_EQ(quic_gso_train_cap(1452, MAXB, 20, ~0ULL, true, ~0ULL), 20);
 	EXPECT_EQ(quic_gso_train_cap(1452, MAXB, 1, ~0ULL, true, ~0ULL), 1);
 	tap_end();
 
-	tap_begin("cap: full datagrams the window takes, unless a probe");
+	tap_begin("gso cap: full datagrams the window takes, unless a probe");
 	EXPECT_EQ(quic_gso_train_cap(1452, MAXB, 64, 1452 * 5, true, ~0ULL), 5);
 	EXPECT_EQ(quic_gso_train_cap(1452, MAXB, 64, 1452 * 5 - 1, true,
 				     ~0ULL), 4);
@@ -37,7 +38,7 @@ static void test_cap(void)
 	EXPECT_EQ(quic_gso_train_cap(1452, MAXB, 64, 0, false, ~0ULL), 44);
 	tap_end();
 
-	tap_begin("cap: bytes queued, rounded up; one datagram is no train");
+	tap_begin("gso cap: bytes queued, rounded up; one datagram is no train");
 	EXPECT_EQ(quic_gso_train_cap(1452, MAXB, 64, ~0ULL, true, 1), 1);
 	EXPECT_EQ(quic_gso_train_cap(1452, MAXB, 64, ~0ULL, true, 1452), 1);
 	EXPECT_EQ(quic_gso_train_cap(1452, MAXB, 64, ~0ULL, true, 1453), 2);
@@ -52,7 +53,7 @@ static void test_join(void)
 {
 	struct quic_gso g;
 
-	tap_begin("join: same room and mark, up to cap");
+	tap_begin("gso join: same room and mark, up to cap");
 	quic_gso_init(&g, 3, 1452, 2);
 	EXPECT(quic_gso_may_join(&g, 1452, 2));
 	EXPECT(!quic_gso_may_join(&g, 1400, 2));	/* amplification */
@@ -64,7 +65,7 @@ static void test_join(void)
 	EXPECT_EQ(g.n, 3);
 	tap_end();
 
-	tap_begin("join: a short datagram is the last");
+	tap_begin("gso join: a short datagram is the last");
 	quic_gso_init(&g, 10, 1452, 0);
 	EXPECT(!quic_gso_added(&g, 1452));
 	EXPECT(quic_gso_added(&g, 700));
@@ -73,7 +74,7 @@ static void test_join(void)
 	EXPECT_EQ(g.n, 2);
 	tap_end();
 
-	tap_begin("join: a short first datagram goes alone");
+	tap_begin("gso join: a short first datagram goes alone");
 	quic_gso_init(&g, 10, 1452, 0);
 	EXPECT(quic_gso_added(&g, 100));
 	EXPECT_EQ(g.n, 1);
@@ -127,7 +128,7 @@ static void test_random(void)
 	struct quic_gso g;
 	bool have = false;
 
-	tap_begin("random: trains segment back into their datagrams");
+	tap_begin("gso random: trains segment back into their datagrams");
 	for (k = 0; k < 200000; k++) {
 		u32 room = rnd(20) ? seg : 1200 + rnd(200);
 		u8 ecn = rnd(50) ? 2 : 0;
@@ -166,10 +167,9 @@ static void test_random(void)
 	tap_end();
 }
 
-int main(void)
+void gso_tests(void)
 {
 	test_cap();
 	test_join();
 	test_random();
-	return tap_done();
 }
