@@ -417,11 +417,9 @@ static void quic_record_sent(struct sock *sk, struct quic_tx_pkt *tp,
  * nothing charged it to a socket (udp_tunnel_xmit_skb() takes it as is),
  * and it lives only until the end of quic_output().
  *
- * Receive is unchanged: a train crossing veth or loopback reaches the
- * peer's UDP socket still GSO; udp_queue_rcv_skb() (and
- * udpv6_queue_rcv_skb()) segment it there (udp_unexpected_gso(): our
- * tunnel sockets never set UDP_GRO's accept_udp_l4, and they have an
- * encap_rcv), so quic_udp_encap_rcv() still sees one datagram per skb.
+ * A train crossing veth or loopback reaches the peer's UDP socket still
+ * GSO; our tunnel sockets take it whole and process its datagrams in
+ * place, one ACK for the train (udp.c, quic_udp_rcv_train()).
  */
 struct quic_train {
 	struct sk_buff	*skb;	/* built, protected, recorded: not sent */

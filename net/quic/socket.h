@@ -195,7 +195,12 @@ struct quic_input_cb {
 		__be32		v4;
 		struct in6_addr	v6;
 	} local_ip;			/* the address it was sent to */
-	u8			ecn;	/* ECN field of its IP header */
+	u8			ecn:2;	/* ECN field of its IP header */
+	/*
+	 * One datagram of a UDP GSO skb received whole (udp.c): it shares
+	 * that skb's memory, and is charged only its share of it.
+	 */
+	u8			train:1;
 	__be16			local_port;	/* and port (path.c) */
 };
 
@@ -223,6 +228,8 @@ enum quic_drop_reason {
 	QUIC_DROP_VN_RATE,
 	QUIC_DROP_EARLY,	/* 0-RTT packets not read (early_data.c) */
 	QUIC_DROP_PATH,		/* from a peer address refused (path.c) */
+	QUIC_DROP_TRAIN,	/* a UDP GSO skb not taken apart (udp.c) */
+	QUIC_DROP_CSUM,		/* a bad UDP checksum (udp.c) */
 	QUIC_DROP_MAX,
 };
 
@@ -276,6 +283,8 @@ enum quic_stat {
 	QUIC_STAT_PATH_VALID,	/* new paths validated */
 	QUIC_STAT_GSO_TRAINS,	/* UDP GSO skbs of 2 or more datagrams */
 	QUIC_STAT_GSO_SEGS,	/* the datagrams in them (output.c) */
+	QUIC_STAT_GRO_TRAINS,	/* UDP GSO skbs received whole (udp.c) */
+	QUIC_STAT_GRO_SEGS,	/* the datagrams in them */
 	QUIC_STAT_MAX,
 };
 

@@ -24,7 +24,7 @@ struct quic_udp_sock {
 	struct net		*net;
 	struct socket		*sock;
 	union quic_addr		addr;	/* the bound address, port filled in */
-	struct rcu_head		rcu;	/* encap_rcv may still see us in RCU */
+	struct rcu_head		rcu;	/* receive may still see us in RCU */
 	/* Who may bind it too (SO_REUSEPORT or ALPN, same uid): constant. */
 	bool			shared;
 	bool			v6only;
@@ -33,7 +33,7 @@ struct quic_udp_sock {
 	 * Listeners: struct quic_listener, RCU, written under
 	 * quic_udp_table_lock.  @listener is the fast path: the only
 	 * listener, which gets Initials of new connections straight from
-	 * quic_udp_encap_rcv(); with several it is NULL and they go to
+	 * quic_udp_deliver(); with several it is NULL and they go to
 	 * @dispatch.
 	 */
 	struct list_head	listeners;
