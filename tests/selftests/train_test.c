@@ -53,6 +53,22 @@ static int train_add_ping(struct peer *p, struct train *t, uint64_t pn,
 	return 0;
 }
 
+/*
+ * The kernel client connected to the crafted peer @p, an empty train of
+ * @seg-byte datagrams, and @n packet numbers reserved for it from *pn0.
+ */
+static int train_open(struct peer *p, struct train *t, int family,
+		      size_t seg, int n, uint64_t *pn0)
+{
+	if (peer_open(p, family, 1))
+		return -1;
+	memset(t, 0, sizeof(*t));
+	t->seg = seg;
+	*pn0 = p->next_pn;
+	p->next_pn += n;
+	return 0;
+}
+
 /* Send the train with UDP GSO: one skb of t->len bytes. */
 static int train_send(struct peer *p, struct train *t)
 {
@@ -100,12 +116,8 @@ static void test_bad_in_train(int family)
 	struct kpkt k;
 	uint8_t *d;
 
-	if (peer_open(&p, family, 1))
+	if (train_open(&p, &t, family, seg, 4, &pn0))
 		goto out;
-	memset(&t, 0, sizeof(t));
-	t.seg = seg;
-	pn0 = p.next_pn;
-	p.next_pn += 4;
 	CHECK_OK(train_add_ping(&p, &t, pn0, seg, 0));
 	CHECK_OK(train_add_ping(&p, &t, pn0 + 1, seg, 1));
 	/* garbage: a short header with no connection ID of ours */
@@ -165,12 +177,8 @@ static void test_full_train(int family)
 	struct kpkt k;
 	int i;
 
-	if (peer_open(&p, family, 1))
+	if (train_open(&p, &t, family, seg, 64, &pn0))
 		goto out;
-	memset(&t, 0, sizeof(t));
-	t.seg = seg;
-	pn0 = p.next_pn;
-	p.next_pn += 64;
 	for (i = 0; i < 64; i++)
 		CHECK_OK(train_add_ping(&p, &t, pn0 + i, seg, 0));
 	if (tap_failed_checks)
