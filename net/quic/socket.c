@@ -265,14 +265,14 @@ int quic_alpn_set(struct sock *sk, const char *alpn)
 	char *copy = NULL;
 
 	if (len) {
-		copy = kmemdup_nul(alpn, len, GFP_KERNEL);
+		/* Zeroed: its last byte is the NUL. */
+		copy = quic_obj_alloc(sk, len + 1, GFP_KERNEL);
 		if (!copy)
 			return -ENOMEM;
-		quic_obj_charge(sk, len + 1);
+		memcpy(copy, alpn, len);
 	}
 	if (qs->alpn)
-		quic_obj_charge(sk, -(int)(strlen(qs->alpn) + 1));
-	kfree(qs->alpn);
+		quic_obj_free(sk, qs->alpn, strlen(qs->alpn) + 1);
 	qs->alpn = copy;
 	return 0;
 }
