@@ -190,6 +190,8 @@ int quic_crypto_frames_rcv(struct sock *sk, u8 level, u64 offset,
 
 /* input.c */
 int quic_input(struct sock *sk, struct sk_buff *skb);
+bool quic_input_one(struct sock *sk, struct sk_buff *skb);
+void quic_input_done(struct sock *sk);
 int quic_listen_rcv(struct sock *sk, struct sk_buff *skb);
 int quic_backlog_rcv(struct sock *sk, struct sk_buff *skb);
 void quic_input_hold_retry(struct sock *sk);

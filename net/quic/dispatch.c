@@ -10,7 +10,7 @@
  * serve none, unless both have SO_REUSEPORT: they then form a group.
  *
  * New connections: with one listener, the client's first Initial goes
- * straight to it, as it always has (quic_udp_encap_rcv()), whatever its
+ * straight to it, as it always has (quic_udp_deliver()), whatever its
  * ALPNs: its TLS stack refuses one it does not serve (a
  * no_application_protocol alert, CRYPTO_ERROR 0x178, RFC 9001 §8.1), and a
  * lone server keeps today's cost and behaviour for every ClientHello,

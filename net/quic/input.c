@@ -450,7 +450,12 @@ violation:
 	return -EPROTO;
 }
 
-int quic_input(struct sock *sk, struct sk_buff *skb)
+/*
+ * One datagram, without sending what it calls for: true if the caller
+ * must call quic_input_done() (at once, or after more datagrams of the
+ * same train, so that they are answered together).  Consumes @skb.
+ */
+bool quic_input_one(struct sock *sk, struct sk_buff *skb)
 {
 	struct quic_sock *qs = quic_sk(sk);
 	bool ack_eliciting = false;
@@ -459,7 +464,8 @@ int quic_input(struct sock *sk, struct sk_buff *skb)
 
 	switch (sk->sk_state) {
 	case QUIC_SS_LISTENING:
-		return quic_listen_rcv(sk, skb);
+		quic_listen_rcv(sk, skb);
+		return false;
 	case QUIC_SS_CONNECTING:
 	case QUIC_SS_ESTABLISHED:
 		break;
@@ -467,17 +473,17 @@ int quic_input(struct sock *sk, struct sk_buff *skb)
 		/* Nothing more is processed, but the peer hears why. */
 		quic_conn_closing_rcv(sk);
 		kfree_skb(skb);
-		return 0;
+		return false;
 	default:
 		/* Draining or closed: silence (RFC 9000 §10.2.2). */
 		kfree_skb(skb);
-		return 0;
+		return false;
 	}
 
 	/* A stateless reset from the peer (stateless_reset.c). */
 	if (quic_sr_detect(sk, skb)) {
 		consume_skb(skb);
-		return 0;
+		return false;
 	}
 	quic_amp_on_received(&qs->amp, skb->len);
 	while (off < skb->len) {
@@ -487,13 +493,26 @@ int quic_input(struct sock *sk, struct sk_buff *skb)
 		off += ret;
 	}
 	consume_skb(skb);
+	return true;
+}
 
+/* What the datagrams just processed call for: a close, ACKs, data. */
+void quic_input_done(struct sock *sk)
+{
 	quic_conn_close_pending(sk);
 	if (sk->sk_state == QUIC_SS_CONNECTING ||
 	    sk->sk_state == QUIC_SS_ESTABLISHED) {
 		quic_output(sk);
 		quic_timer_rearm(sk);
 	}
+}
+
+int quic_input(struct sock *sk, struct sk_buff *skb)
+{
+	if (sk->sk_state == QUIC_SS_LISTENING)
+		return quic_listen_rcv(sk, skb);
+	if (quic_input_one(sk, skb))
+		quic_input_done(sk);
 	return 0;
 }
 

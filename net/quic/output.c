@@ -11,11 +11,13 @@
  * packet) again.  Everything here runs with the socket lock held.
  */
 
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <net/ipv6.h>
 #include <net/sock.h>
 
 #include "frame.h"
+#include "gso.h"
 #include "socket.h"
 #include "txcache.h"
 #include "udp.h"
@@ -381,19 +383,180 @@ static void quic_record_sent(struct sock *sk, struct quic_tx_pkt *tp,
 }
 
 /*
- * Build, protect and send one datagram.  Returns false when there was
- * nothing (more) to send.
+ * UDP GSO on transmit (gso.h): the full-size 1-RTT datagrams the loop of
+ * quic_output() sends back to back are built one after another in one
+ * skb and leave as one SKB_GSO_UDP_L4 super-packet, so that the IP stack,
+ * netfilter and the device are walked once per train, not per datagram;
+ * GSO (in the device, or in software before it) cuts it back into the
+ * same datagrams.  Nothing else changes: each packet is built, protected
+ * in place (at its offset in the train), recorded sent, charged to the
+ * pacer, the congestion window and the amplification limit when it is
+ * built, exactly when it would have been sent alone, and the train leaves
+ * within the same quic_output() call: before the loop waits for the pace
+ * timer, when it ends, and before anything else is sent on the socket
+ * (quic_output_xmit()), so datagrams still leave in the order they were
+ * built.
+ *
+ * Who may join (quic_output_gso_ok()): datagrams holding one 1-RTT packet
+ * alone, on the connection's current path, built in the full datagram
+ * size.  Not coalesced long-header datagrams (Initial, Handshake, 0-RTT:
+ * while the handshake runs nothing is bulk, and their padding rules
+ * differ), not PMTU probes (quic_output_probe(): another size, sent on
+ * their own) nor PATH_CHALLENGE/RESPONSE for another path
+ * (quic_path_probing(): another peer address), not the ACK-only
+ * datagrams the window or the pacer allow (small; they end the train, as
+ * they are sent at once), and only datagrams with the train's ECN
+ * codepoint (quic_ecn_on_sent() may stop marking mid-burst, and an skb
+ * has one TOS).  A datagram shorter than gso_size is the train's last.
+ *
+ * Memory: a train's skb is one allocation, sized for the datagrams it can
+ * take (gso.h: the burst, the window, the bytes queued), at most 64 KB
+ * with its overhead (an order-4 page allocation); it is asked for with
+ * GFP_ATOMIC as today's per-datagram skbs are, and if it fails the
+ * datagrams go one by one as before.  Like those skbs it has no owner:
+ * nothing charged it to a socket (udp_tunnel_xmit_skb() takes it as is),
+ * and it lives only until the end of quic_output().
+ *
+ * A train crossing veth or loopback reaches the peer's UDP socket still
+ * GSO; our tunnel sockets take it whole and process its datagrams in
+ * place, one ACK for the train (udp.c, quic_udp_rcv_train()).
  */
-static bool quic_output_datagram(struct sock *sk, u64 now, bool ack_only)
+struct quic_train {
+	struct sk_buff	*skb;	/* built, protected, recorded: not sent */
+	struct quic_gso	gso;
+	u32		burst_left;	/* datagrams the loop may still send */
+	bool		nomem;		/* an allocation failed: no more trains */
+};
+
+/* A train's payload: 64 KB with the skb's overhead, one page allocation. */
+#define QUIC_GSO_MAX_BYTES	(SKB_WITH_OVERHEAD(SZ_64K) - QUIC_TX_HEADROOM)
+
+/* net.quic.gso: 1 (default) sends trains; 0 sends every datagram alone. */
+int sysctl_quic_gso = 1;
+
+/* Send what the train holds, if anything. */
+static void quic_train_flush(struct sock *sk, struct quic_train *t)
+{
+	struct sk_buff *skb = t->skb;
+
+	if (!skb)
+		return;
+	t->skb = NULL;
+	quic_sk(sk)->tx_train = NULL;
+	if (!t->gso.n) {
+		consume_skb(skb);	/* its first datagram was refused */
+		return;
+	}
+	if (t->gso.n > 1) {
+		QUIC_INC_STATS(GSO_TRAINS, 1);
+		QUIC_INC_STATS(GSO_SEGS, t->gso.n);
+	}
+	/* One drop counted for the whole train, as it was one skb. */
+	if (quic_udp_xmit_train(sk, skb, t->gso.seg, t->gso.n, t->gso.ecn))
+		QUIC_DROP(sk, XMIT);
+}
+
+/* Send one datagram of @sk, after any train still being built. */
+static void quic_output_xmit(struct sock *sk, struct sk_buff *skb, u8 ecn)
+{
+	struct quic_train *t = quic_sk(sk)->tx_train;
+
+	if (t)
+		quic_train_flush(sk, t);
+	if (quic_udp_xmit_train(sk, skb, 0, 1, ecn))
+		QUIC_DROP(sk, XMIT);
+}
+
+/* Can the next datagram, built in @room bytes, be part of a train? */
+static bool quic_output_gso_ok(struct sock *sk, unsigned int room,
+			       bool ack_only)
+{
+	struct quic_sock *qs = quic_sk(sk);
+
+	return READ_ONCE(sysctl_quic_gso) && !ack_only &&
+	       room == qs->max_datagram && sk->sk_state == QUIC_SS_ESTABLISHED &&
+	       !quic_path_probing(sk) &&
+	       quic_output_app_type(sk) == QUIC_PKT_1RTT &&
+	       !quic_space_wants_send(sk, QUIC_PN_SPACE_INITIAL) &&
+	       !quic_space_wants_send(sk, QUIC_PN_SPACE_HANDSHAKE);
+}
+
+/*
+ * Bytes waiting to be sent, for sizing a train: new stream data within
+ * the connection's flow control, with a sixteenth for frame and packet
+ * headers; with retransmissions or datagrams queued, no bound (the window
+ * and the burst bound the train).  An estimate: a train that fills up
+ * leaves and the next one starts.
+ */
+static u64 quic_output_queued(struct sock *sk)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	const struct quic_streams *st = &qs->streams;
+	u64 data;
+
+	if (!list_empty(&qs->space[QUIC_PN_SPACE_APP].frames) ||
+	    quic_datagram_pending(sk))
+		return U64_MAX;
+	data = st->written - st->sent;
+	if (st->send_max > st->sent)
+		data = min(data, st->send_max - st->sent);
+	else
+		data = 0;
+	return data + data / 16;
+}
+
+/*
+ * The skb the next datagram (@room bytes, ECN @ecn) is built at the end
+ * of: the train's if it may join, a new train's if several could follow,
+ * else NULL, after sending any train that may not take it.
+ */
+static struct sk_buff *quic_train_tail(struct sock *sk, struct quic_train *t,
+				       bool gso, unsigned int room, u8 ecn)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	struct sk_buff *skb;
+	u32 cap;
+
+	if (t->skb && gso && quic_gso_may_join(&t->gso, room, ecn))
+		return t->skb;
+	quic_train_flush(sk, t);
+	if (!gso || t->nomem)
+		return NULL;
+	cap = quic_gso_train_cap(room, QUIC_GSO_MAX_BYTES, t->burst_left,
+				 quic_cong_window_left(&qs->cong), !qs->probes,
+				 quic_output_queued(sk));
+	if (cap < 2)
+		return NULL;
+	skb = alloc_skb(QUIC_TX_HEADROOM + cap * room,
+			GFP_ATOMIC | __GFP_NOWARN);
+	if (!skb) {
+		t->nomem = true;
+		return NULL;
+	}
+	skb_reserve(skb, QUIC_TX_HEADROOM);
+	quic_gso_init(&t->gso, cap, room, ecn);
+	t->skb = skb;
+	qs->tx_train = t;
+	return skb;
+}
+
+/*
+ * Build, protect and send one datagram: alone, or at the end of the train
+ * @t (NULL: never in one).  Returns false when there was nothing (more)
+ * to send.
+ */
+static bool quic_output_datagram(struct sock *sk, u64 now, bool ack_only,
+				 struct quic_train *t)
 {
 	struct quic_sock *qs = quic_sk(sk);
 	struct quic_crypto_pkt cpkts[QUIC_PN_SPACE_MAX] = {};
 	struct quic_tx_pkt tps[QUIC_PN_SPACE_MAX];
 	struct quic_crypto_batch batch = {};
-	unsigned int room = qs->max_datagram, n = 0, i;
-	bool has_initial = false, eliciting = false;
-	struct sk_buff *skb;
+	unsigned int room = qs->max_datagram, n = 0, i, base, len;
+	bool has_initial = false, eliciting = false, gso = false;
+	struct sk_buff *skb = NULL;
 	u64 allowance;
+	u8 ecn;
 	int err;
 
 	allowance = quic_amp_allowance(&qs->amp);
@@ -411,34 +574,42 @@ static bool quic_output_datagram(struct sock *sk, u64 now, bool ack_only)
 	ack_only |= quic_cong_window_left(&qs->cong) < room && !qs->probes &&
 		    sk->sk_state != QUIC_SS_CLOSING;
 
-	skb = alloc_skb(QUIC_TX_HEADROOM + room, GFP_ATOMIC);
-	if (!skb)
-		return false;
-	skb_reserve(skb, QUIC_TX_HEADROOM);
+	/* The mark it is sent with, read before quic_ecn_on_sent() below. */
+	ecn = quic_ecn_tos(sk);
+	if (t) {
+		gso = quic_output_gso_ok(sk, room, ack_only);
+		skb = quic_train_tail(sk, t, gso, room, ecn);
+	}
+	if (!skb) {
+		skb = alloc_skb(QUIC_TX_HEADROOM + room, GFP_ATOMIC);
+		if (!skb)
+			return false;
+		skb_reserve(skb, QUIC_TX_HEADROOM);
+	}
+	base = skb->len;
 
-	for (i = 0; i < QUIC_PN_SPACE_MAX; i++) {
+	/* In a train, the APP space alone (quic_output_gso_ok()). */
+	for (i = gso ? QUIC_PN_SPACE_APP : 0; i < QUIC_PN_SPACE_MAX; i++) {
 		if (!quic_space_wants_send(sk, i))
 			continue;
-		if (!quic_build_packet(sk, skb, i, room - skb->len, ack_only,
-				       &tps[n], now))
+		if (!quic_build_packet(sk, skb, i, room - (skb->len - base),
+				       ack_only, &tps[n], now))
 			continue;
 		quic_seal_packet(skb, &tps[n]);
 		has_initial |= i == QUIC_PN_SPACE_INITIAL;
 		eliciting |= tps[n].eliciting;
 		n++;
-		if (skb->len + QUIC_HDR_MAX + 64 > room)
+		if (skb->len - base + QUIC_HDR_MAX + 64 > room)
 			break;
 	}
-	if (!n) {
-		kfree_skb(skb);
-		return false;
-	}
+	if (!n)
+		goto none;
 
 	/* RFC 9000 §14.1: datagrams with Initial packets fill 1200 bytes. */
 	if (has_initial && (!qs->is_server || eliciting) &&
-	    skb->len < QUIC_MIN_UDP_PAYLOAD)
+	    skb->len - base < QUIC_MIN_UDP_PAYLOAD)
 		quic_pad_last_packet(skb, &tps[n - 1],
-				     QUIC_MIN_UDP_PAYLOAD - skb->len);
+				     QUIC_MIN_UDP_PAYLOAD - (skb->len - base));
 
 	for (i = 0; i < n; i++) {
 		unsigned int end = i + 1 < n ? tps[i + 1].start : skb->len;
@@ -473,12 +644,17 @@ static bool quic_output_datagram(struct sock *sk, u64 now, bool ack_only)
 						tps[i].acked);
 	}
 	if (err) {
-		kfree_skb(skb);
-		/* crypto.c: the FPU was taken where we ran; try again soon. */
+		/*
+		 * crypto.c: the FPU was taken where we ran; try again soon.
+		 * In a train the refused datagram is cut off its end, so the
+		 * datagrams before it leave (quic_output() flushes) with no
+		 * hole, and its frames wait in their queue like the rest.
+		 */
 		if (err == -EAGAIN)
 			quic_timer_pace(sk, now + QUIC_OUTPUT_RETRY_US);
-		return false;
+		goto none;
 	}
+	len = skb->len - base;
 
 	if (eliciting && qs->probes)
 		qs->probes--;
@@ -492,12 +668,15 @@ static bool quic_output_datagram(struct sock *sk, u64 now, bool ack_only)
 		quic_pacer_departure(&qs->pacer,
 				     quic_cong_pacing_window(&qs->cong,
 							     qs->rtt.smoothed),
-				     qs->rtt.smoothed, skb->len, now);
+				     qs->rtt.smoothed, len, now);
 	QUIC_INC_STATS(PKT_SENT, n);
-	quic_amp_on_sent(&qs->amp, skb->len);
-	err = quic_udp_xmit(sk, skb);
-	if (err)
-		QUIC_DROP(sk, XMIT);
+	quic_amp_on_sent(&qs->amp, len);
+	if (t && skb == t->skb) {
+		if (quic_gso_added(&t->gso, len))
+			quic_train_flush(sk, t);
+	} else {
+		quic_output_xmit(sk, skb, ecn);
+	}
 	for (i = 0; i < n; i++)
 		quic_ecn_on_sent(sk, tps[i].space);
 
@@ -506,6 +685,13 @@ static bool quic_output_datagram(struct sock *sk, u64 now, bool ack_only)
 		if (!qs->is_server && tps[i].space == QUIC_PN_SPACE_HANDSHAKE)
 			quic_conn_discard_space(sk, QUIC_PN_SPACE_INITIAL);
 	return true;
+
+none:
+	if (t && skb == t->skb)
+		skb_trim(skb, base);	/* the train as it was */
+	else
+		kfree_skb(skb);
+	return false;
 }
 
 /*
@@ -555,8 +741,7 @@ bool quic_output_probe(struct sock *sk, u32 size, u64 now)
 							     qs->rtt.smoothed),
 				     qs->rtt.smoothed, skb->len, now);
 	QUIC_INC_STATS(PKT_SENT, 1);
-	if (quic_udp_xmit(sk, skb))
-		QUIC_DROP(sk, XMIT);
+	quic_output_xmit(sk, skb, quic_ecn_tos(sk));
 	return true;
 }
 
@@ -585,6 +770,7 @@ static u64 quic_output_departure(struct sock *sk, u64 now)
 
 void quic_output(struct sock *sk)
 {
+	struct quic_train train = {};
 	u64 now = quic_now(), when;
 	bool idle = false;
 	int i;
@@ -592,28 +778,36 @@ void quic_output(struct sock *sk)
 	if (sk->sk_state != QUIC_SS_CONNECTING &&
 	    sk->sk_state != QUIC_SS_ESTABLISHED)
 		return;
+	/* Called from within a train's loop: what it built leaves first. */
+	if (quic_sk(sk)->tx_train)
+		quic_train_flush(sk, quic_sk(sk)->tx_train);
 	quic_pmtud_output(sk, now);
 	quic_cid_output(sk);	/* NEW_CONNECTION_ID frames due (conn_id.c) */
 	/* path.c: a PATH_RESPONSE owed on another path. */
 	if (quic_path_probe_begin(sk)) {
-		quic_output_datagram(sk, now, false);
+		quic_output_datagram(sk, now, false, NULL);
 		quic_path_probe_end(sk);
 	}
 	for (i = 0; i < QUIC_TX_BURST; i++) {
-		if (quic_key_update_auto(sk))
+		/* Its close, if any, went after the train (quic_output_xmit()) */
+		if (quic_key_update_auto(sk)) {
+			quic_train_flush(sk, &train);
 			return;		/* closed: AEAD limit */
+		}
 		when = quic_output_departure(sk, now);
 		if (when > now) {
 			/* ACKs are not paced; the rest waits for the timer. */
-			quic_output_datagram(sk, now, true);
+			quic_output_datagram(sk, now, true, &train);
 			quic_timer_pace(sk, when);
 			break;
 		}
-		if (!quic_output_datagram(sk, now, false)) {
+		train.burst_left = QUIC_TX_BURST - i;
+		if (!quic_output_datagram(sk, now, false, &train)) {
 			idle = true;
 			break;
 		}
 	}
+	quic_train_flush(sk, &train);
 	/* RFC 9002 §7.8: app-limited if it stopped with the window open */
 	quic_cong_on_tx_stop(&quic_sk(sk)->cong, idle, now);
 	quic_timer_rearm(sk);
@@ -659,7 +853,7 @@ void quic_output_close(struct sock *sk, bool app)
 	/* No more handshake data after the close. */
 	for (i = 0; i < QUIC_PN_SPACE_MAX; i++)
 		qs->space[i].crypto_tx.sent = qs->space[i].crypto_tx.len;
-	quic_output_datagram(sk, quic_now(), false);
+	quic_output_datagram(sk, quic_now(), false, NULL);
 }
 
 void quic_frames_free(struct list_head *frames)

@@ -61,6 +61,10 @@ static const char *const quic_stat_names[QUIC_STAT_MAX] = {
 	[QUIC_STAT_DGRAM_RX_DROPPED]	= "datagrams_rx_dropped",
 	[QUIC_STAT_PATH_CHANGE]		= "path_changes",
 	[QUIC_STAT_PATH_VALID]		= "paths_validated",
+	[QUIC_STAT_GSO_TRAINS]		= "gso_trains",
+	[QUIC_STAT_GSO_SEGS]		= "gso_datagrams",
+	[QUIC_STAT_GRO_TRAINS]		= "rx_trains",
+	[QUIC_STAT_GRO_SEGS]		= "rx_train_datagrams",
 };
 
 static int quic_stats_show(struct seq_file *seq, void *v)

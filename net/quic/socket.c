@@ -38,6 +38,8 @@ const char *const quic_drop_names[QUIC_DROP_MAX] = {
 	[QUIC_DROP_VN_RATE]	= "vn_rate_limited",
 	[QUIC_DROP_EARLY]	= "zero_rtt",
 	[QUIC_DROP_PATH]	= "path",
+	[QUIC_DROP_TRAIN]	= "train",
+	[QUIC_DROP_CSUM]	= "checksum",
 };
 
 /*
@@ -53,7 +55,7 @@ const char *const quic_drop_names[QUIC_DROP_MAX] = {
  * net.quic.max_pending_connections), or when the Initials queued would take
  * more than the listener's receive buffer; a refusal allocates nothing (the
  * datagram is freed and counted as drop_pending_full or
- * drop_receive_buffer_full) and takes no lock when quic_udp_encap_rcv()
+ * drop_receive_buffer_full) and takes no lock when quic_udp_deliver()
  * sees the cap reached already.
  *
  * A pending connection closed by its user keeps its slot for its closing

@@ -43,6 +43,8 @@ static inline __be16 quic_addr_port(const union quic_addr *addr)
 					       addr->v6.sin6_port;
 }
 
+struct quic_train;
+
 /*
  * Size matters: an idle connection holds one per side, in the "QUIC" slab
  * cache, which rounds objects up to 64 bytes.  At 5,440 bytes or less six
@@ -59,6 +61,11 @@ struct quic_sock {
 	struct dst_cache	dst_cache;	/* route to the peer */
 	u32			route_mark;	/* SO_MARK of the cached route */
 	int			route_oif;	/* SO_BINDTODEVICE of it */
+	/*
+	 * The UDP GSO train quic_output() is building, on its stack, while
+	 * it runs: anything else sent first sends it (output.c).
+	 */
+	struct quic_train	*tx_train;
 	struct list_head	proc_node;	/* in /proc/net/quic's list */
 
 	bool			is_server;
@@ -209,7 +216,12 @@ struct quic_input_cb {
 		__be32		v4;
 		struct in6_addr	v6;
 	} local_ip;			/* the address it was sent to */
-	u8			ecn;	/* ECN field of its IP header */
+	u8			ecn:2;	/* ECN field of its IP header */
+	/*
+	 * One datagram of a UDP GSO skb received whole (udp.c): it shares
+	 * that skb's memory, and is charged only its share of it.
+	 */
+	u8			train:1;
 	__be16			local_port;	/* and port (path.c) */
 };
 
@@ -237,6 +249,8 @@ enum quic_drop_reason {
 	QUIC_DROP_VN_RATE,
 	QUIC_DROP_EARLY,	/* 0-RTT packets not read (early_data.c) */
 	QUIC_DROP_PATH,		/* from a peer address refused (path.c) */
+	QUIC_DROP_TRAIN,	/* a UDP GSO skb not taken apart (udp.c) */
+	QUIC_DROP_CSUM,		/* a bad UDP checksum (udp.c) */
 	QUIC_DROP_MAX,
 };
 
@@ -288,6 +302,10 @@ enum quic_stat {
 	QUIC_STAT_DGRAM_RX_DROPPED,	/* receive queue full: the oldest */
 	QUIC_STAT_PATH_CHANGE,	/* active paths changed (path.c) */
 	QUIC_STAT_PATH_VALID,	/* new paths validated */
+	QUIC_STAT_GSO_TRAINS,	/* UDP GSO skbs of 2 or more datagrams */
+	QUIC_STAT_GSO_SEGS,	/* the datagrams in them (output.c) */
+	QUIC_STAT_GRO_TRAINS,	/* UDP GSO skbs received whole (udp.c) */
+	QUIC_STAT_GRO_SEGS,	/* the datagrams in them */
 	QUIC_STAT_MAX,
 };
 

@@ -781,7 +781,7 @@ static int quic_getsockopt_quic(struct sock *sk, int optname,
 
 /*
  * The IP-level options that do something on a QUIC socket: the TOS (traffic
- * class) and TTL (hop limit) of its packets, which quic_udp_xmit() takes
+ * class) and TTL (hop limit) of its packets, which quic_udp_xmit_train() takes
  * from here (an AF_INET6 socket's IPv6 values serve its IPv4 peers too),
  * and IPV6_V6ONLY, which bind() follows.  Anything else would be kept on a
  * socket that no packet leaves from: ENOPROTOOPT.

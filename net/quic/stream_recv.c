@@ -242,7 +242,12 @@ static int quic_stream_ooo_add(struct sock *sk, struct quic_stream *s,
 	}
 	if (end <= offset)
 		return 0;
+	/*
+	 * A piece of a train held out of order would keep the whole train
+	 * (udp.c) for as long as a gap lasts: copied.
+	 */
 	skb = quic_stream_data_skb(sk, pkt, data, end - offset, offset,
+				   QUIC_INPUT_CB(pkt)->train ? U32_MAX :
 				   QUIC_RX_OOO_COPY_MAX, 0);
 	if (!skb)
 		return -ENOMEM;

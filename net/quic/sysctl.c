@@ -49,6 +49,10 @@
  *			RTT grows (hystart.h); 0: only at the first loss or
  *			ECN-CE (RFC 9002 §7.3.1).  Taken when a connection
  *			starts; others EINVAL.
+ *   gso		1, the default: full-size 1-RTT datagrams sent back
+ *			to back leave as one UDP GSO skb (output.c, gso.h);
+ *			0: every datagram is an skb of its own, as before
+ *			(for comparison).  Read for each datagram.
  *
  * The receive buffer also bounds the flow-control windows we advertise
  * (half of it for the connection), so its default is what a connection
@@ -59,6 +63,7 @@
 #include <linux/sysctl.h>
 #include <net/net_namespace.h>
 
+#include "gso.h"
 #include "socket.h"
 #include "version.h"
 
@@ -138,6 +143,15 @@ static struct ctl_table quic_sysctl_table[] = {
 	{
 		.procname	= "new_token",
 		.data		= &sysctl_quic_new_token,
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= SYSCTL_ONE,
+	},
+	{
+		.procname	= "gso",
+		.data		= &sysctl_quic_gso,
 		.maxlen		= sizeof(int),
 		.mode		= 0644,
 		.proc_handler	= proc_dointvec_minmax,

@@ -29,8 +29,12 @@
 #include <net/udp.h>
 #include <net/udp_tunnel.h>
 
+#include "gso.h"
 #include "socket.h"
 #include "udp.h"
+
+/* The tunnel socket's receive queue limit (see quic_udp_sock_create()). */
+#define QUIC_UDP_RCVBUF		(2 * 1024 * 1024)
 
 static DEFINE_MUTEX(quic_udp_table_lock);
 static DEFINE_HASHTABLE(quic_udp_table, 6);	/* protected by quic_udp_table_lock */
@@ -70,20 +74,17 @@ static void quic_udp_input_cb(struct sk_buff *skb)
 }
 
 /*
- * UDP hands us every datagram of the port.  Find the connection by its
- * Destination Connection ID; long-header packets of unknown connections go
- * to the listener, if any.  Always consumes the skb.
+ * A datagram of the port, its addresses in its cb and its data at the QUIC
+ * packet.  Find the connection by its Destination Connection ID; long-header
+ * packets of unknown connections go to the listener, if any.  Always
+ * consumes the skb.
  */
-static int quic_udp_encap_rcv(struct sock *usk, struct sk_buff *skb)
+static void quic_udp_deliver(struct quic_udp_sock *us, struct sock *usk,
+			     struct sk_buff *skb)
 {
-	struct quic_udp_sock *us = rcu_dereference_sk_user_data(usk);
 	struct quic_invariant inv;
 	struct sock *sk = NULL;
 
-	if (!us || skb_linearize(skb))
-		goto drop;
-	quic_udp_input_cb(skb);
-	__skb_pull(skb, sizeof(struct udphdr));
 	if (quic_hdr_parse_invariant(skb->data, skb->len, us->cid_len, &inv) < 0)
 		goto drop;
 
@@ -94,14 +95,14 @@ static int quic_udp_encap_rcv(struct sock *usk, struct sk_buff *skb)
 	/* A version we do not speak: Version Negotiation (version.c). */
 	if (!sk && quic_version_vn_reply(us, skb, &inv)) {
 		consume_skb(skb);
-		return 0;
+		return;
 	}
 	if (!sk && inv.long_form) {
 		sk = rcu_dereference(us->listener);
 		if (!sk && !list_empty(&us->listeners)) {
 			/* Several listeners: see dispatch.c. */
 			quic_dispatch_rcv(us, skb);
-			return 0;
+			return;
 		}
 		/*
 		 * A flood of Initials is refused here, before the listener's
@@ -111,7 +112,7 @@ static int quic_udp_encap_rcv(struct sock *usk, struct sk_buff *skb)
 		if (sk && quic_pending_full(us, sk)) {
 			QUIC_DROP(sk, PENDING);
 			kfree_skb(skb);
-			return 0;
+			return;
 		}
 		if (sk && !refcount_inc_not_zero(&sk->sk_refcnt))
 			sk = NULL;
@@ -134,16 +135,210 @@ static int quic_udp_encap_rcv(struct sock *usk, struct sk_buff *skb)
 	}
 	bh_unlock_sock(sk);
 	sock_put(sk);
-	return 0;
+	return;
 
 drop:
 	QUIC_DROP(usk, NO_SOCKET);
 	kfree_skb(skb);
-	return 0;
 }
 
 /*
- * The fast path of quic_udp_encap_rcv(): the only listener, which gets
+ * The datagrams of one train for one connection, processed under its lock
+ * held across them, and answered once (quic_input_done()): one ACK for the
+ * train, not one per two datagrams, and one pass of the transmit loop.
+ */
+struct quic_udp_batch {
+	struct sock	*sk;		/* locked, with a reference */
+	bool		direct;		/* no user held it: processed here */
+	bool		done;		/* quic_input_done() is due */
+};
+
+static void quic_udp_batch_end(struct quic_udp_batch *b)
+{
+	struct sock *sk = b->sk;
+
+	if (!sk)
+		return;
+	if (b->done)
+		quic_input_done(sk);
+	bh_unlock_sock(sk);
+	sock_put(sk);
+	b->sk = NULL;
+}
+
+/*
+ * One datagram @d of a train.  Short-header packets of a connection are
+ * processed in place, sharing the train's memory; anything else (long
+ * headers, unknown connection IDs: never what our trains carry) gets a
+ * copy of its own and the ordinary path, so that no listener, accept
+ * queue or dispatcher holds on to a piece of a train.
+ */
+static void quic_udp_batch_rcv(struct quic_udp_batch *b,
+			       struct quic_udp_sock *us, struct sock *usk,
+			       struct sk_buff *d)
+{
+	struct quic_invariant inv;
+	struct sk_buff *copy;
+	struct sock *sk = NULL;
+
+	if (quic_hdr_parse_invariant(d->data, d->len, us->cid_len, &inv) < 0) {
+		QUIC_DROP(usk, NO_SOCKET);
+		kfree_skb(d);
+		return;
+	}
+	if (!inv.long_form)
+		sk = quic_cid_lookup_port(us, inv.dcid, inv.dcid_len);
+	if (!sk) {
+		quic_udp_batch_end(b);
+		copy = alloc_skb(d->len, GFP_ATOMIC);
+		if (copy) {
+			skb_put_data(copy, d->data, d->len);
+			*QUIC_INPUT_CB(copy) = *QUIC_INPUT_CB(d);
+			QUIC_INPUT_CB(copy)->train = 0;
+			quic_udp_deliver(us, usk, copy);
+		}
+		consume_skb(d);
+		return;
+	}
+	if (sk != b->sk) {
+		quic_udp_batch_end(b);
+		bh_lock_sock(sk);
+		b->sk = sk;
+		b->direct = !sock_owned_by_user(sk);
+		b->done = false;
+	} else {
+		sock_put(sk);	/* the batch holds one */
+	}
+	if (b->direct) {
+		b->done |= quic_input_one(sk, d);
+	} else if (sk_add_backlog(sk, d, READ_ONCE(sk->sk_rcvbuf) +
+				  READ_ONCE(sk->sk_sndbuf))) {
+		QUIC_DROP(sk, BACKLOG);
+		kfree_skb(d);
+	}
+}
+
+/*
+ * A UDP GSO skb received whole: a train of gso_size datagrams (the last
+ * may be shorter), from a sender on this host over veth or loopback (ours
+ * send them, output.c).  The UDP layer would cut it up with skb_segment(),
+ * copying every datagram and, on a tunnel socket (convert_csum), summing
+ * it; instead the skb is made ours once (unshared, linear: a no-op for
+ * the trains our senders build) and each datagram becomes a clone of it,
+ * pulled and trimmed to its bytes, unprotected in place.  Each is charged
+ * its share of the train's truesize, so the whole train is charged once;
+ * a train is freed when its last datagram is, and the pieces a connection
+ * keeps (in-order stream data until read; out-of-order data is copied,
+ * stream_recv.c) can hold at most QUIC_GSO_MAX_SEGS times what they are
+ * charged.  A datagram that fails, however, drops alone.
+ */
+static void quic_udp_rcv_train(struct quic_udp_sock *us, struct sock *usk,
+			       struct sk_buff *skb)
+{
+	unsigned int seg = skb_shinfo(skb)->gso_size, segs, share, off, len;
+	struct quic_udp_batch b = {};
+	struct sk_buff *d;
+
+	if (!seg || skb_unclone(skb, GFP_ATOMIC) || skb_linearize(skb))
+		goto drop;
+	segs = DIV_ROUND_UP(skb->len, seg);
+	if (segs > QUIC_GSO_MAX_SEGS)
+		goto drop;
+	QUIC_INC_STATS(GRO_TRAINS, 1);
+	QUIC_INC_STATS(GRO_SEGS, segs);
+	/* The clones are plain datagrams; the shared info is ours now. */
+	skb_shinfo(skb)->gso_size = 0;
+	skb_shinfo(skb)->gso_segs = 0;
+	skb_shinfo(skb)->gso_type = 0;
+	quic_udp_input_cb(skb);
+	QUIC_INPUT_CB(skb)->train = 1;
+	share = skb->truesize / segs;
+
+	for (off = 0; off < skb->len; off += len) {
+		len = min_t(unsigned int, seg, skb->len - off);
+		if (off + len == skb->len) {
+			/* The last datagram is the skb itself. */
+			skb->truesize -= share * (segs - 1);
+			__skb_pull(skb, off);
+			quic_udp_batch_rcv(&b, us, usk, skb);
+			break;
+		}
+		d = skb_clone(skb, GFP_ATOMIC);
+		if (!d) {
+			QUIC_DROP(usk, TRAIN);
+			continue;
+		}
+		d->truesize = share;
+		__skb_pull(d, off);
+		__skb_trim(d, len);
+		quic_udp_batch_rcv(&b, us, usk, d);
+	}
+	quic_udp_batch_end(&b);
+	return;
+
+drop:
+	QUIC_DROP(usk, TRAIN);
+	kfree_skb(skb);
+}
+
+/* One skb from the UDP socket's queue: a datagram, or a train of them. */
+static void quic_udp_rcv(struct quic_udp_sock *us, struct sock *usk,
+			 struct sk_buff *skb)
+{
+	/*
+	 * UDP leaves the checksum to its reader; a GSO skb is only ever
+	 * CHECKSUM_PARTIAL (a local sender) or checked by GRO.
+	 */
+	if (!udp_skb_csum_unnecessary(skb) &&
+	    (skb_is_gso(skb) || __udp_lib_checksum_complete(skb))) {
+		QUIC_DROP(usk, CSUM);
+		kfree_skb(skb);
+		return;
+	}
+	/* The queue kept its accounting where skb->dev was (dev_scratch). */
+	skb->dev = NULL;
+	if (skb_is_gso(skb)) {
+		quic_udp_rcv_train(us, usk, skb);
+		return;
+	}
+	if (skb_linearize(skb)) {
+		QUIC_DROP(usk, NO_SOCKET);
+		kfree_skb(skb);
+		return;
+	}
+	quic_udp_input_cb(skb);
+	quic_udp_deliver(us, usk, skb);
+}
+
+/*
+ * The tunnel socket's sk_data_ready: UDP queued datagrams (UDP's own
+ * receive path: IP input, socket lookup, queueing; the UDP header pulled)
+ * and we take them at once, in the same softirq.  Not encap_rcv: UDP cuts
+ * a GSO skb up before an encap_rcv hook (udp_unexpected_gso()), and the
+ * queue takes it whole (UDP_FLAGS_ACCEPT_L4).
+ */
+static void quic_udp_data_ready(struct sock *usk)
+{
+	struct quic_udp_sock *us;
+	struct sk_buff *skb;
+	int err;
+
+	local_bh_disable();
+	rcu_read_lock();
+	us = rcu_dereference_sk_user_data(usk);
+	while ((skb = skb_recv_udp(usk, MSG_DONTWAIT, &err))) {
+		if (!us) {
+			kfree_skb(skb);
+			continue;
+		}
+		quic_udp_rcv(us, usk, skb);
+	}
+	rcu_read_unlock();
+	local_bh_enable();
+}
+
+/*
+ * The fast path of quic_udp_deliver(): the only listener, which gets
  * every new connection, as when ports were not shared (its TLS refuses an
  * ALPN it does not serve).  quic_udp_table_lock held.
  */
@@ -299,7 +494,7 @@ static void quic_udp_src4(const union quic_addr *local, union quic_addr *src)
  * (ecn.h), never the user's.
  */
 static void quic_udp_tos_ttl(struct sock *sk, struct dst_entry *dst, bool v4,
-			     u8 *tos, u8 *ttl)
+			     u8 ecn, u8 *tos, u8 *ttl)
 {
 	int hops;
 
@@ -310,14 +505,45 @@ static void quic_udp_tos_ttl(struct sock *sk, struct dst_entry *dst, bool v4,
 		*tos = READ_ONCE(inet_sk(sk)->tos);
 		hops = READ_ONCE(inet_sk(sk)->uc_ttl);
 	}
-	*tos = (*tos & ~INET_ECN_MASK) | quic_ecn_tos(sk);
+	*tos = (*tos & ~INET_ECN_MASK) | ecn;
 	if (hops < 0)
 		hops = v4 ? ip4_dst_hoplimit(dst) : ip6_dst_hoplimit(dst);
 	*ttl = hops;
 }
 
-/* quic_udp_xmit() with bottom halves off. */
-static int quic_udp_xmit_bh(struct sock *sk, struct sk_buff *skb)
+/*
+ * A train of @segs datagrams of @seg bytes (the last may be shorter) made
+ * one UDP GSO skb (output.c, gso.h).  udp_tunnel_xmit_skb() and
+ * udp_tunnel6_xmit_skb() take it as it is: udp_set_csum() and
+ * udp6_set_csum() see skb_is_gso() and write only the pseudo-header sum
+ * into the UDP header, leaving the rest to whoever segments, so the skb
+ * must already be CHECKSUM_PARTIAL with csum_start at the UDP header, as
+ * __udp_gso_segment() checks (-EINVAL otherwise); that is what
+ * udp_send_skb() sets up for a UDP_SEGMENT send.  A device with
+ * NETIF_F_GSO_UDP_L4 (veth, loopback) carries the skb whole; for any other
+ * validate_xmit_skb() segments it in software (netif_needs_gso(),
+ * skb_gso_segment(), udp4_ufo_fragment() or udp6_ufo_fragment(),
+ * __udp_gso_segment()), which also fills in each segment's checksum, and
+ * ip_finish_output_gso() checks every segment against the MTU as it would
+ * the datagrams sent one by one.  IP lengths: a train's payload is at
+ * most 64 KB less the skb's overhead (output.c), under the 65,507 bytes
+ * an IPv4 total length leaves for it.  Before the UDP header is pushed.
+ */
+static void quic_udp_gso_setup(struct sk_buff *skb, u16 seg, u16 segs)
+{
+	if (segs < 2)
+		return;
+	skb_shinfo(skb)->gso_size = seg;
+	skb_shinfo(skb)->gso_type = SKB_GSO_UDP_L4;
+	skb_shinfo(skb)->gso_segs = segs;
+	skb->ip_summed = CHECKSUM_PARTIAL;
+	skb->csum_start = skb_headroom(skb) - sizeof(struct udphdr);
+	skb->csum_offset = offsetof(struct udphdr, check);
+}
+
+/* quic_udp_xmit_train() with bottom halves off. */
+static int quic_udp_xmit_bh(struct sock *sk, struct sk_buff *skb, u16 seg,
+			    u16 segs, u8 ecn)
 {
 	struct quic_sock *qs = quic_sk(sk);
 	struct sock *usk = qs->udp->sock->sk;
@@ -326,6 +552,7 @@ static int quic_udp_xmit_bh(struct sock *sk, struct sk_buff *skb)
 	u8 tos, ttl;
 
 	skb->mark = READ_ONCE(sk->sk_mark);	/* SO_MARK */
+	quic_udp_gso_setup(skb, seg, segs);
 	if (peer->sa.sa_family == AF_INET) {
 		struct rtable *rt;
 		__be32 saddr;
@@ -336,7 +563,7 @@ static int quic_udp_xmit_bh(struct sock *sk, struct sk_buff *skb)
 			kfree_skb(skb);
 			return PTR_ERR(rt);
 		}
-		quic_udp_tos_ttl(sk, &rt->dst, true, &tos, &ttl);
+		quic_udp_tos_ttl(sk, &rt->dst, true, ecn, &tos, &ttl);
 		/* RFC 9000 §14: QUIC datagrams must not be fragmented. */
 		udp_tunnel_xmit_skb(rt, usk, skb, saddr, peer->v4.sin_addr.s_addr,
 				    tos, ttl, htons(IP_DF),
@@ -352,7 +579,7 @@ static int quic_udp_xmit_bh(struct sock *sk, struct sk_buff *skb)
 			kfree_skb(skb);
 			return PTR_ERR(dst);
 		}
-		quic_udp_tos_ttl(sk, dst, false, &tos, &ttl);
+		quic_udp_tos_ttl(sk, dst, false, ecn, &tos, &ttl);
 		skb->ignore_df = 0;
 		udp_tunnel6_xmit_skb(dst, usk, skb, NULL, &saddr,
 				     &peer->v6.sin6_addr, tos, ttl, 0,
@@ -369,13 +596,18 @@ static int quic_udp_xmit_bh(struct sock *sk, struct sk_buff *skb)
  * this one's entry in hand.
  */
 
-/* Send one QUIC datagram of @sk to its peer.  Consumes @skb. */
-int quic_udp_xmit(struct sock *sk, struct sk_buff *skb)
+/*
+ * Send @segs QUIC datagrams of @sk to its peer, back to back in @skb, each
+ * @seg bytes but the last (one datagram: @segs 1, @seg unused), with the
+ * ECN codepoint @ecn.  Consumes @skb.
+ */
+int quic_udp_xmit_train(struct sock *sk, struct sk_buff *skb, u16 seg,
+			u16 segs, u8 ecn)
 {
 	int err;
 
 	local_bh_disable();
-	err = quic_udp_xmit_bh(sk, skb);
+	err = quic_udp_xmit_bh(sk, skb, seg, segs, ecn);
 	local_bh_enable();
 	return err;
 }
@@ -553,11 +785,22 @@ static struct quic_udp_sock *quic_udp_sock_create(struct net *net,
 	if (err < 0)
 		goto err_release;
 
+	/*
+	 * A tunnel socket for its ICMP errors (encap_err_rcv, with encap_type
+	 * set) and its user data; datagrams are read from its queue
+	 * (quic_udp_data_ready()), GSO skbs included.  The queue is drained
+	 * in the softirq that fills it, and so holds only what the other CPUs
+	 * add meanwhile; its limit, in truesize, is a few trains.
+	 */
 	tunnel_cfg.sk_user_data = us;
 	tunnel_cfg.encap_type = 1;
-	tunnel_cfg.encap_rcv = quic_udp_encap_rcv;
 	tunnel_cfg.encap_err_rcv = quic_pmtud_icmp;	/* PTB hints */
 	setup_udp_tunnel_sock(net, sock, &tunnel_cfg);
+	udp_set_bit(ACCEPT_L4, sock->sk);
+	WRITE_ONCE(sock->sk->sk_rcvbuf, QUIC_UDP_RCVBUF);
+	write_lock_bh(&sock->sk->sk_callback_lock);
+	sock->sk->sk_data_ready = quic_udp_data_ready;
+	write_unlock_bh(&sock->sk->sk_callback_lock);
 
 	us->sock = sock;
 	us->net = net;

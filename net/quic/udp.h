@@ -24,7 +24,7 @@ struct quic_udp_sock {
 	struct net		*net;
 	struct socket		*sock;
 	union quic_addr		addr;	/* the bound address, port filled in */
-	struct rcu_head		rcu;	/* encap_rcv may still see us in RCU */
+	struct rcu_head		rcu;	/* receive may still see us in RCU */
 	/* Who may bind it too (SO_REUSEPORT or ALPN, same uid): constant. */
 	bool			shared;
 	bool			v6only;
@@ -33,7 +33,7 @@ struct quic_udp_sock {
 	 * Listeners: struct quic_listener, RCU, written under
 	 * quic_udp_table_lock.  @listener is the fast path: the only
 	 * listener, which gets Initials of new connections straight from
-	 * quic_udp_encap_rcv(); with several it is NULL and they go to
+	 * quic_udp_deliver(); with several it is NULL and they go to
 	 * @dispatch.
 	 */
 	struct list_head	listeners;
@@ -65,7 +65,8 @@ struct quic_udp_sock *quic_udp_sock_get(struct sock *sk,
 void quic_udp_sock_put(struct quic_udp_sock *us);
 void quic_udp_sock_free(struct quic_udp_sock *us);
 int quic_udp_set_listener(struct quic_udp_sock *us, struct sock *sk, bool on);
-int quic_udp_xmit(struct sock *sk, struct sk_buff *skb);
+int quic_udp_xmit_train(struct sock *sk, struct sk_buff *skb, u16 seg,
+			u16 segs, u8 ecn);
 int quic_udp_xmit_reply(struct quic_udp_sock *us, struct sock *sk,
 			struct sk_buff *skb, const struct quic_input_cb *cb);
 u32 quic_udp_path_payload(struct sock *sk);

@@ -5,7 +5,7 @@
  * Version Negotiation sent (RFC 9000 §6.1, §17.2.1).  A datagram of at
  * least 1200 bytes whose long header names a version we do not speak,
  * arriving at a port with a listener (alone or with ALPN dispatch: the
- * answer is given in quic_udp_encap_rcv() before either), is answered
+ * answer is given in quic_udp_deliver() before either), is answered
  * statelessly with a Version Negotiation packet from the tunnel socket:
  * the connection IDs echoed and swapped, v1, v2 and a reserved version
  * 0x?a?a?a?a (RFC 9000 §15).  It is never larger than what prompted it,

@@ -15,5 +15,6 @@ int main(void)
 	reasm_tests();
 	tls_hello_tests();
 	token_tests();
+	gso_tests();
 	return tap_done();
 }

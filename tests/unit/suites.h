@@ -12,5 +12,6 @@ void key_phase_tests(void);
 void reasm_tests(void);
 void tls_hello_tests(void);
 void token_tests(void);
+void gso_tests(void);
 
 #endif
