@@ -398,7 +398,7 @@ static void ld_client_anti_deadlock_armed_once(void)
 }
 
 /*
- * Discarding the Initial keys restarts the timers (§6.4): the client's
+ * Discarding the Initial keys restarts the timers (§6.2.2): the client's
  * anti-deadlock PTO armed while it waited for the server's first flight
  * is due a PTO after the discard, not at the deadline armed before.
  */
@@ -447,6 +447,12 @@ static void ld_client_handshake_ping(void)
 	EXPECT(!quic_ld_handshake_ping(&ld));
 	quic_ld_timer(&ld, &r, T0, &t);
 	EXPECT_EQ(t.mode, QUIC_LD_NONE);
+	/* with 0-RTT packets in flight the anti-deadlock PTO stays */
+	ld.handshake_ack_received = false;
+	ld_sent(&ld, QUIC_PN_SPACE_APP, 0, T0);
+	EXPECT(!quic_ld_handshake_ping(&ld));
+	quic_ld_timer(&ld, &r, T0, &t);
+	EXPECT_EQ(t.mode, QUIC_LD_ANTI_DEADLOCK);
 	/* a server never needs one */
 	ld_setup(&ld, &r, true);
 	EXPECT(!quic_ld_handshake_ping(&ld));
