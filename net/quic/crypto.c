@@ -172,11 +172,16 @@ static void quic_crypto_slots_free(void)
 int quic_crypto_init(void)
 {
 	struct quic_crypto_slot *s;
-	int cpu;
+	int cpu, err;
 
+	err = quic_hkdf_init();
+	if (err)
+		return err;
 	quic_crypto_cache = KMEM_CACHE(quic_crypto, 0);
-	if (!quic_crypto_cache)
+	if (!quic_crypto_cache) {
+		quic_hkdf_exit();
 		return -ENOMEM;
+	}
 	for_each_possible_cpu(cpu) {
 		s = kzalloc_node(QUIC_CRYPTO_CPU_SLOT_SIZE, GFP_KERNEL,
 				 cpu_to_node(cpu));
@@ -196,6 +201,7 @@ void quic_crypto_exit(void)
 	quic_crypto_slots_free();
 	kmem_cache_destroy(quic_crypto_cache);
 	quic_crypto_cache = NULL;
+	quic_hkdf_exit();
 }
 
 const struct quic_cipher *quic_crypto_cipher(u32 type)
@@ -378,8 +384,7 @@ static int quic_crypto_key_set(struct quic_crypto_dir *dir,
  * 9001 §6.1: secret_<n+1> = HKDF-Expand-Label(secret_<n>, "quic ku", "",
  * Hash.length).  The header protection key does not change.
  */
-static int quic_crypto_dir_prepare(struct crypto_shash *tfm, u32 version,
-				   struct quic_crypto_dir *dir)
+static int quic_crypto_dir_prepare(u32 version, struct quic_crypto_dir *dir)
 {
 	struct quic_crypto_key *cur = quic_crypto_gen(dir, QUIC_CRYPTO_KEY_CUR);
 	struct quic_crypto_key *next = quic_crypto_gen(dir, QUIC_CRYPTO_KEY_NEXT);
@@ -391,13 +396,14 @@ static int quic_crypto_dir_prepare(struct crypto_shash *tfm, u32 version,
 
 	if (next->ready)
 		return 0;
-	err = quic_hkdf_expand_label(tfm, cur->secret, cipher->secretlen,
+	err = quic_hkdf_expand_label(cipher->hash, cur->secret,
+				     cipher->secretlen,
 				     quic_crypto_label(version,
 						       QUIC_CRYPTO_LABEL_KU),
 				     secret, cipher->secretlen);
 	if (err)
 		goto out;
-	err = quic_crypto_derive(tfm, version, cipher, secret, key, iv, NULL);
+	err = quic_crypto_derive(version, cipher, secret, key, iv, NULL);
 	if (err)
 		goto out;
 	err = quic_crypto_key_set(dir, next, secret, key, iv);
@@ -501,7 +507,6 @@ int __quic_crypto_install(struct quic_crypto_ctx *ctx, u8 level, bool send,
 	u8 key[QUIC_CRYPTO_KEY_MAX], hp[QUIC_CRYPTO_KEY_MAX];
 	struct quic_crypto_dir *dir, *old;
 	u8 iv[QUIC_CRYPTO_IV_LEN];
-	struct crypto_shash *tfm;
 	struct quic_crypto *c;
 	int err;
 
@@ -520,13 +525,7 @@ int __quic_crypto_install(struct quic_crypto_ctx *ctx, u8 level, bool send,
 	dir->async = ctx->async;
 	dir->ngen = send ? c->tx.ngen : c->rx.ngen;
 
-	tfm = quic_hkdf_alloc(cipher->hash);
-	if (IS_ERR(tfm)) {
-		err = PTR_ERR(tfm);
-		goto out_dir;
-	}
-	err = quic_crypto_derive(tfm, ctx->version, cipher, secret, key, iv,
-				 hp);
+	err = quic_crypto_derive(ctx->version, cipher, secret, key, iv, hp);
 	if (err)
 		goto out;
 	err = quic_crypto_hp_setup(dir, cipher, hp);
@@ -536,7 +535,7 @@ int __quic_crypto_install(struct quic_crypto_ctx *ctx, u8 level, bool send,
 	if (err)
 		goto out;
 	if (level == QUIC_CRYPTO_APP) {
-		err = quic_crypto_dir_prepare(tfm, ctx->version, dir);
+		err = quic_crypto_dir_prepare(ctx->version, dir);
 		if (err)
 			goto out;
 	}
@@ -562,8 +561,6 @@ out:
 	memzero_explicit(key, sizeof(key));
 	memzero_explicit(iv, sizeof(iv));
 	memzero_explicit(hp, sizeof(hp));
-	crypto_free_shash(tfm);
-out_dir:
 	quic_crypto_dir_free(dir);
 	kfree_sensitive(dir);
 	return err;
@@ -790,7 +787,6 @@ int quic_crypto_key_update_prepare(struct quic_crypto_ctx *ctx)
 {
 	struct quic_crypto *c = ctx->level[QUIC_CRYPTO_APP];
 	struct quic_crypto_dir *dirs[2];
-	struct crypto_shash *tfm;
 	unsigned int i;
 	int err = 0;
 
@@ -803,14 +799,10 @@ int quic_crypto_key_update_prepare(struct quic_crypto_ctx *ctx)
 	dirs[0] = &c->tx;
 	dirs[1] = &c->rx;
 	for (i = 0; i < 2 && !err; i++) {
-		tfm = quic_hkdf_alloc(dirs[i]->cipher->hash);
-		if (IS_ERR(tfm))
-			return PTR_ERR(tfm);
-		err = quic_crypto_dir_prepare(tfm, ctx->version, dirs[i]);
+		err = quic_crypto_dir_prepare(ctx->version, dirs[i]);
 		if (!err)
 			err = quic_crypto_pool_reserve(ctx, !i, dirs[i],
 						       QUIC_CRYPTO_BATCH);
-		crypto_free_shash(tfm);
 	}
 	return err;
 }

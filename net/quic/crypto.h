@@ -248,21 +248,23 @@ int quic_crypto_unprotect_header(struct quic_crypto_ctx *ctx,
 				 struct quic_crypto_pkt *pkt, u32 *trunc_pn,
 				 u8 *key_phase);
 
-/* crypto_hkdf.c: HKDF (RFC 5869) and TLS 1.3 HKDF-Expand-Label */
-struct crypto_shash *quic_hkdf_alloc(u8 hash);
-int quic_hkdf_extract(struct crypto_shash *tfm, const u8 *salt,
-		      unsigned int saltlen, const u8 *ikm, unsigned int ikmlen,
-		      u8 *prk);
-int quic_hkdf_expand_label(struct crypto_shash *tfm, const u8 *secret,
-			   unsigned int secretlen, const char *label,
-			   u8 *out, unsigned int outlen);
+/*
+ * crypto_hkdf.c: HKDF (RFC 5869) and TLS 1.3 HKDF-Expand-Label, on
+ * transforms of the module (quic_hkdf_init()); @hash is an enum
+ * quic_crypto_hash.
+ */
+int quic_hkdf_init(void);
+void quic_hkdf_exit(void);
+int quic_hkdf_extract(u8 hash, const u8 *salt, unsigned int saltlen,
+		      const u8 *ikm, unsigned int ikmlen, u8 *prk);
+int quic_hkdf_expand_label(u8 hash, const u8 *secret, unsigned int secretlen,
+			   const char *label, u8 *out, unsigned int outlen);
 const char *quic_crypto_label(u32 version, enum quic_crypto_label label);
 const u8 *quic_crypto_initial_salt(u32 version);
 int quic_crypto_initial_secrets(u32 version, const u8 *dcid,
 				unsigned int dcid_len, u8 *client, u8 *server);
-int quic_crypto_derive(struct crypto_shash *tfm, u32 version,
-		       const struct quic_cipher *cipher, const u8 *secret,
-		       u8 *key, u8 *iv, u8 *hp);
+int quic_crypto_derive(u32 version, const struct quic_cipher *cipher,
+		       const u8 *secret, u8 *key, u8 *iv, u8 *hp);
 
 /* crypto_retry.c: the Retry integrity tag (RFC 9001 §5.8, RFC 9369 §3.3.3) */
 int quic_crypto_retry_tag(u32 version, const u8 *odcid,

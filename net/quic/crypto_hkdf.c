@@ -7,12 +7,13 @@
  * §5.2 and RFC 9369 §3.3.1.
  *
  * These run when keys are installed or prepared for a key update, in
- * process context: they may allocate and sleep.
+ * process context, on transforms allocated at module load.
  */
 
 #include <crypto/hash.h>
 #include <linux/bottom_half.h>
 #include <linux/err.h>
+#include <linux/percpu.h>
 #include <linux/string.h>
 
 #include "crypto.h"
@@ -60,38 +61,133 @@ const u8 *quic_crypto_initial_salt(u32 version)
 	return version == QUIC_VERSION_V2 ? quic_salt_v2 : quic_salt_v1;
 }
 
-struct crypto_shash *quic_hkdf_alloc(u8 hash)
+/*
+ * One HMAC transform per CPU and hash, allocated at module load: a key
+ * install used to allocate its own "hmac(sha256)" (an algorithm lookup
+ * and two transforms, the HMAC and its hash) and free it after a handful
+ * of digests, about a third of the cost of installing a secret.  HMAC keys
+ * are set for each use, so a transform carries nothing from one use to
+ * the next and can be shared: each use runs on this CPU's with bottom
+ * halves off from setkey to the last digest, so nothing else on the CPU
+ * (our softirqs included; on PREEMPT_RT the BH lock serializes) can take
+ * it in between, and it is rekeyed with an empty key before bottom halves
+ * come back on, so no derived key is left behind in it.
+ *
+ * Bottom halves off is also what the hash needs: it may be a SIMD one
+ * (sha256-avx2, sha256-ni) whose FPU section, in 6.12, leaves them on, and
+ * a softirq of ours landing inside it could not use the AES-NI GCM and
+ * would drop its packet (crypto.c, quic_crypto_submit()).  Nothing here
+ * sleeps.
+ */
+static struct crypto_shash * __percpu *quic_hkdf_tfms[2];
+
+static const char * const quic_hkdf_names[2] = {
+	[QUIC_CRYPTO_SHA256]	= "hmac(sha256)",
+	[QUIC_CRYPTO_SHA384]	= "hmac(sha384)",
+};
+
+void quic_hkdf_exit(void)
 {
-	return crypto_alloc_shash(hash == QUIC_CRYPTO_SHA384 ?
-				  "hmac(sha384)" : "hmac(sha256)", 0, 0);
+	struct crypto_shash *tfm;
+	unsigned int h;
+	int cpu;
+
+	for (h = 0; h < ARRAY_SIZE(quic_hkdf_tfms); h++) {
+		if (!quic_hkdf_tfms[h])
+			continue;
+		for_each_possible_cpu(cpu) {
+			tfm = *per_cpu_ptr(quic_hkdf_tfms[h], cpu);
+			if (!IS_ERR_OR_NULL(tfm))
+				crypto_free_shash(tfm);
+		}
+		free_percpu(quic_hkdf_tfms[h]);
+		quic_hkdf_tfms[h] = NULL;
+	}
 }
 
 /*
- * The hash may be a SIMD one (sha256-avx2, sha256-ni) whose FPU section,
- * in 6.12, leaves bottom halves on: a softirq of ours landing inside it
- * could not use the AES-NI GCM and would drop its packet (crypto.c,
- * quic_crypto_submit()).  Key derivation runs in process context, so it
- * keeps bottom halves off around the hashing: nothing here sleeps.
+ * A hash the kernel lacks is not an error here: only the suites using it
+ * fail, when their keys are installed (-ENOENT, as before).
  */
+int quic_hkdf_init(void)
+{
+	struct crypto_shash *tfm;
+	unsigned int h;
+	int cpu;
+
+	for (h = 0; h < ARRAY_SIZE(quic_hkdf_tfms); h++) {
+		quic_hkdf_tfms[h] = alloc_percpu(struct crypto_shash *);
+		if (!quic_hkdf_tfms[h])
+			goto nomem;
+		for_each_possible_cpu(cpu) {
+			tfm = crypto_alloc_shash(quic_hkdf_names[h], 0, 0);
+			*per_cpu_ptr(quic_hkdf_tfms[h], cpu) = tfm;
+			if (IS_ERR(tfm) && PTR_ERR(tfm) != -ENOENT)
+				goto nomem;
+		}
+	}
+	return 0;
+nomem:
+	quic_hkdf_exit();
+	return -ENOMEM;
+}
+
+/*
+ * This CPU's transform of @hash, with bottom halves off until
+ * quic_hkdf_put(); or an ERR_PTR, bottom halves as they were.
+ */
+static struct crypto_shash *quic_hkdf_get(u8 hash)
+{
+	struct crypto_shash *tfm = ERR_PTR(-ENOENT);
+
+	local_bh_disable();
+	if (hash < ARRAY_SIZE(quic_hkdf_tfms) && quic_hkdf_tfms[hash])
+		tfm = *this_cpu_ptr(quic_hkdf_tfms[hash]) ?: tfm;
+	if (IS_ERR(tfm))
+		local_bh_enable();
+	return tfm;
+}
+
+/* Leave no key in the shared transform (see quic_hkdf_tfms). */
+static void quic_hkdf_put(struct crypto_shash *tfm)
+{
+	static const u8 none[1];
+
+	crypto_shash_setkey(tfm, none, 0);
+	local_bh_enable();
+}
 
 /* PRK = HMAC-Hash(salt, IKM); prk holds the digest size of @tfm. */
-int quic_hkdf_extract(struct crypto_shash *tfm, const u8 *salt,
-		      unsigned int saltlen, const u8 *ikm, unsigned int ikmlen,
-		      u8 *prk)
+static int quic_hkdf_extract_tfm(struct crypto_shash *tfm, const u8 *salt,
+				 unsigned int saltlen, const u8 *ikm,
+				 unsigned int ikmlen, u8 *prk)
 {
 	int err;
 
-	local_bh_disable();
 	err = crypto_shash_setkey(tfm, salt, saltlen);
 	if (!err)
 		err = crypto_shash_tfm_digest(tfm, ikm, ikmlen, prk);
-	local_bh_enable();
 	return err;
 }
 
-/* OKM = T(1) | T(2) | ..., T(i) = HMAC-Hash(PRK, T(i-1) | info | i). */
-static int quic_hkdf_expand(struct crypto_shash *tfm, const u8 *prk,
-			    unsigned int prklen, const u8 *info,
+int quic_hkdf_extract(u8 hash, const u8 *salt, unsigned int saltlen,
+		      const u8 *ikm, unsigned int ikmlen, u8 *prk)
+{
+	struct crypto_shash *tfm = quic_hkdf_get(hash);
+	int err;
+
+	if (IS_ERR(tfm))
+		return PTR_ERR(tfm);
+	err = quic_hkdf_extract_tfm(tfm, salt, saltlen, ikm, ikmlen, prk);
+	quic_hkdf_put(tfm);
+	return err;
+}
+
+/*
+ * OKM = T(1) | T(2) | ..., T(i) = HMAC-Hash(PRK, T(i-1) | info | i), with
+ * @tfm keyed with PRK.
+ */
+static int quic_hkdf_expand(struct crypto_shash *tfm, const u8 *info,
 			    unsigned int infolen, u8 *out, unsigned int outlen)
 {
 	unsigned int hlen = crypto_shash_digestsize(tfm);
@@ -99,15 +195,10 @@ static int quic_hkdf_expand(struct crypto_shash *tfm, const u8 *prk,
 	u8 t[QUIC_HKDF_HASH_MAX];
 	unsigned int done, n;
 	u8 i;
-	int err;
+	int err = 0;
 
 	if (hlen > sizeof(t) || outlen > 255 * hlen)
 		return -EINVAL;
-
-	local_bh_disable();	/* see quic_hkdf_extract() */
-	err = crypto_shash_setkey(tfm, prk, prklen);
-	if (err)
-		goto out;
 
 	desc->tfm = tfm;
 	for (i = 1, done = 0; done < outlen; i++) {
@@ -119,25 +210,23 @@ static int quic_hkdf_expand(struct crypto_shash *tfm, const u8 *prk,
 		if (!err)
 			err = crypto_shash_finup(desc, &i, 1, t);
 		if (err)
-			goto out;
+			break;
 		n = min(hlen, outlen - done);
 		memcpy(out + done, t, n);
 		done += n;
 	}
-out:
-	local_bh_enable();
 	shash_desc_zero(desc);
 	memzero_explicit(t, sizeof(t));
 	return err;
 }
 
 /*
- * HKDF-Expand-Label(Secret, Label, "", Length): the info is the TLS 1.3
- * HkdfLabel struct with an empty context, which is all QUIC uses.
+ * HKDF-Expand-Label(Secret, Label, "", Length) with @tfm keyed with the
+ * secret: the info is the TLS 1.3 HkdfLabel struct with an empty context,
+ * which is all QUIC uses.
  */
-int quic_hkdf_expand_label(struct crypto_shash *tfm, const u8 *secret,
-			   unsigned int secretlen, const char *label,
-			   u8 *out, unsigned int outlen)
+static int quic_hkdf_label_tfm(struct crypto_shash *tfm, const char *label,
+			       u8 *out, unsigned int outlen)
 {
 	static const char prefix[] = "tls13 ";
 	u8 info[QUIC_HKDF_INFO_MAX];
@@ -156,7 +245,21 @@ int quic_hkdf_expand_label(struct crypto_shash *tfm, const u8 *secret,
 	n += llen;
 	info[n++] = 0;
 
-	return quic_hkdf_expand(tfm, secret, secretlen, info, n, out, outlen);
+	return quic_hkdf_expand(tfm, info, n, out, outlen);
+}
+
+int quic_hkdf_expand_label(u8 hash, const u8 *secret, unsigned int secretlen,
+			   const char *label, u8 *out, unsigned int outlen)
+{
+	struct crypto_shash *tfm = quic_hkdf_get(hash);
+	int err;
+
+	if (IS_ERR(tfm))
+		return PTR_ERR(tfm);
+	err = crypto_shash_setkey(tfm, secret, secretlen) ?:
+	      quic_hkdf_label_tfm(tfm, label, out, outlen);
+	quic_hkdf_put(tfm);
+	return err;
 }
 
 /*
@@ -172,49 +275,45 @@ int quic_crypto_initial_secrets(u32 version, const u8 *dcid,
 
 	if (dcid_len > QUIC_CRYPTO_CID_MAX_LEN)
 		return -EINVAL;
-	tfm = quic_hkdf_alloc(QUIC_CRYPTO_SHA256);
+	tfm = quic_hkdf_get(QUIC_CRYPTO_SHA256);
 	if (IS_ERR(tfm))
 		return PTR_ERR(tfm);
-
-	err = quic_hkdf_extract(tfm, quic_crypto_initial_salt(version),
-				QUIC_CRYPTO_SALT_LEN, dcid, dcid_len, prk);
-	if (err)
-		goto out;
-	err = quic_hkdf_expand_label(tfm, prk, 32, "client in", client, 32);
-	if (err)
-		goto out;
-	err = quic_hkdf_expand_label(tfm, prk, 32, "server in", server, 32);
-out:
+	err = quic_hkdf_extract_tfm(tfm, quic_crypto_initial_salt(version),
+				    QUIC_CRYPTO_SALT_LEN, dcid, dcid_len, prk);
+	err = err ?: crypto_shash_setkey(tfm, prk, 32);
+	err = err ?: quic_hkdf_label_tfm(tfm, "client in", client, 32);
+	err = err ?: quic_hkdf_label_tfm(tfm, "server in", server, 32);
+	quic_hkdf_put(tfm);
 	memzero_explicit(prk, sizeof(prk));
-	crypto_free_shash(tfm);
 	return err;
 }
 
 /*
  * The packet protection key, IV and (when @hp is not NULL) header
- * protection key of @secret, RFC 9001 §5.1.
+ * protection key of @secret, RFC 9001 §5.1, with the hash of @cipher.
  */
-int quic_crypto_derive(struct crypto_shash *tfm, u32 version,
-		       const struct quic_cipher *cipher, const u8 *secret,
-		       u8 *key, u8 *iv, u8 *hp)
+int quic_crypto_derive(u32 version, const struct quic_cipher *cipher,
+		       const u8 *secret, u8 *key, u8 *iv, u8 *hp)
 {
-	unsigned int slen = cipher->secretlen;
+	struct crypto_shash *tfm = quic_hkdf_get(cipher->hash);
 	int err;
 
-	err = quic_hkdf_expand_label(tfm, secret, slen,
-				     quic_crypto_label(version,
-						       QUIC_CRYPTO_LABEL_KEY),
-				     key, cipher->keylen);
-	if (err)
-		return err;
-	err = quic_hkdf_expand_label(tfm, secret, slen,
-				     quic_crypto_label(version,
-						       QUIC_CRYPTO_LABEL_IV),
-				     iv, QUIC_CRYPTO_IV_LEN);
-	if (err || !hp)
-		return err;
-	return quic_hkdf_expand_label(tfm, secret, slen,
-				      quic_crypto_label(version,
-							QUIC_CRYPTO_LABEL_HP),
-				      hp, cipher->hplen);
+	if (IS_ERR(tfm))
+		return PTR_ERR(tfm);
+	err = crypto_shash_setkey(tfm, secret, cipher->secretlen);
+	err = err ?: quic_hkdf_label_tfm(tfm,
+					 quic_crypto_label(version,
+							   QUIC_CRYPTO_LABEL_KEY),
+					 key, cipher->keylen);
+	err = err ?: quic_hkdf_label_tfm(tfm,
+					 quic_crypto_label(version,
+							   QUIC_CRYPTO_LABEL_IV),
+					 iv, QUIC_CRYPTO_IV_LEN);
+	if (!err && hp)
+		err = quic_hkdf_label_tfm(tfm,
+					  quic_crypto_label(version,
+							    QUIC_CRYPTO_LABEL_HP),
+					  hp, cipher->hplen);
+	quic_hkdf_put(tfm);
+	return err;
 }

@@ -219,16 +219,10 @@ static void quic_st_keys(struct quic_ktap *ktap,
 {
 	const struct quic_cipher *aes = quic_crypto_cipher(TLS_CIPHER_AES_GCM_128);
 	u8 prk[32], client[32], server[32], key[16], iv[12], hp[16];
-	struct crypto_shash *tfm;
 	int err;
 
-	tfm = quic_hkdf_alloc(QUIC_CRYPTO_SHA256);
-	if (IS_ERR(tfm)) {
-		quic_ktap_check(ktap, false, "%s hmac(sha256) available",
-				v->name);
-		return;
-	}
-	err = quic_hkdf_extract(tfm, quic_crypto_initial_salt(v->version),
+	err = quic_hkdf_extract(QUIC_CRYPTO_SHA256,
+				quic_crypto_initial_salt(v->version),
 				QUIC_CRYPTO_SALT_LEN, quic_st_dcid,
 				sizeof(quic_st_dcid), prk);
 	quic_ktap_check(ktap, !err && !memcmp(prk, v->initial_secret, 32),
@@ -241,7 +235,7 @@ static void quic_st_keys(struct quic_ktap *ktap,
 	quic_ktap_check(ktap, !err && !memcmp(server, v->server_secret, 32),
 			"%s server_initial_secret", v->name);
 
-	err = quic_crypto_derive(tfm, v->version, aes, client, key, iv, hp);
+	err = quic_crypto_derive(v->version, aes, client, key, iv, hp);
 	quic_ktap_check(ktap, !err && !memcmp(key, v->client_key, 16),
 			"%s client Initial key", v->name);
 	quic_ktap_check(ktap, !err && !memcmp(iv, v->client_iv, 12),
@@ -249,7 +243,7 @@ static void quic_st_keys(struct quic_ktap *ktap,
 	quic_ktap_check(ktap, !err && !memcmp(hp, v->client_hp, 16),
 			"%s client Initial hp", v->name);
 
-	err = quic_crypto_derive(tfm, v->version, aes, server, key, iv, hp);
+	err = quic_crypto_derive(v->version, aes, server, key, iv, hp);
 	quic_ktap_check(ktap, !err && !memcmp(key, v->server_key, 16),
 			"%s server Initial key", v->name);
 	quic_ktap_check(ktap, !err && !memcmp(iv, v->server_iv, 12),
@@ -258,12 +252,11 @@ static void quic_st_keys(struct quic_ktap *ktap,
 			"%s server Initial hp", v->name);
 
 	/* The Retry key and nonce are HKDF-Expand-Label of a fixed secret. */
-	err = quic_crypto_derive(tfm, v->version, aes, v->retry_secret, key,
-				 iv, NULL);
+	err = quic_crypto_derive(v->version, aes, v->retry_secret, key, iv,
+				 NULL);
 	quic_ktap_check(ktap, !err && !memcmp(key, v->retry_key, 16) &&
 			!memcmp(iv, v->retry_nonce, 12),
 			"%s Retry key and nonce from the Retry secret", v->name);
-	crypto_free_shash(tfm);
 }
 
 /* The client or server Initial packet of Appendix A: protect, unprotect. */
@@ -371,29 +364,24 @@ static void quic_st_chacha(struct quic_ktap *ktap,
 	const struct quic_cipher *cc;
 	u8 key[32], iv[12], hp[32], ku[32];
 	struct quic_crypto_ctx *tx, *rx;
-	struct crypto_shash *tfm;
 	struct sk_buff *skb;
 	int err;
 
 	cc = quic_crypto_cipher(TLS_CIPHER_CHACHA20_POLY1305);
-	tfm = quic_hkdf_alloc(QUIC_CRYPTO_SHA256);
-	if (IS_ERR(tfm))
-		return;
-	err = quic_crypto_derive(tfm, v->version, cc, v->chacha_secret, key,
-				 iv, hp);
+	err = quic_crypto_derive(v->version, cc, v->chacha_secret, key, iv,
+				 hp);
 	quic_ktap_check(ktap, !err && !memcmp(key, v->chacha_key, 32),
 			"%s ChaCha20 key", v->name);
 	quic_ktap_check(ktap, !err && !memcmp(iv, v->chacha_iv, 12),
 			"%s ChaCha20 iv", v->name);
 	quic_ktap_check(ktap, !err && !memcmp(hp, v->chacha_hp, 32),
 			"%s ChaCha20 hp", v->name);
-	err = quic_hkdf_expand_label(tfm, v->chacha_secret, 32,
+	err = quic_hkdf_expand_label(QUIC_CRYPTO_SHA256, v->chacha_secret, 32,
 				     quic_crypto_label(v->version,
 						       QUIC_CRYPTO_LABEL_KU),
 				     ku, 32);
 	quic_ktap_check(ktap, !err && !memcmp(ku, v->chacha_ku, 32),
 			"%s ChaCha20 ku (next generation secret)", v->name);
-	crypto_free_shash(tfm);
 
 	tx = kmalloc(sizeof(*tx), GFP_KERNEL);
 	rx = kmalloc(sizeof(*rx), GFP_KERNEL);
@@ -815,21 +803,20 @@ static int quic_st_recv(struct quic_crypto_ctx *to, struct sk_buff *skb,
 static void quic_st_key_update_ku(struct quic_ktap *ktap, u32 version)
 {
 	struct quic_crypto_ctx *a, *b;
-	struct crypto_shash *tfm;
 	struct quic_crypto *ca;
 	u8 next[32];
 	int err;
 
 	a = kmalloc(sizeof(*a), GFP_KERNEL);
 	b = kmalloc(sizeof(*b), GFP_KERNEL);
-	tfm = quic_hkdf_alloc(QUIC_CRYPTO_SHA256);
-	if (!a || !b || IS_ERR(tfm))
+	if (!a || !b)
 		goto out;
 	err = quic_st_pair(a, b, version);
 	ca = a->level[QUIC_CRYPTO_APP];
 	if (!ca || !b->level[QUIC_CRYPTO_APP])
 		err = -ENOKEY;
-	err = err ?: quic_hkdf_expand_label(tfm, ca->tx.gen[0].secret, 32,
+	err = err ?: quic_hkdf_expand_label(QUIC_CRYPTO_SHA256,
+					    ca->tx.gen[0].secret, 32,
 					    quic_crypto_label(version,
 							      QUIC_CRYPTO_LABEL_KU),
 					    next, 32);
@@ -843,8 +830,6 @@ static void quic_st_key_update_ku(struct quic_ktap *ktap, u32 version)
 	quic_crypto_ctx_free(a);
 	quic_crypto_ctx_free(b);
 out:
-	if (!IS_ERR(tfm))
-		crypto_free_shash(tfm);
 	kfree(a);
 	kfree(b);
 }

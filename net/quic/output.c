@@ -227,6 +227,16 @@ static bool quic_fill_frames(struct sock *sk, u8 id, struct quic_wr *wr,
 	if (id == QUIC_PN_SPACE_APP && sk->sk_state != QUIC_SS_CLOSING &&
 	    quic_streams_fill(sk, wr, sent))
 		eliciting = true;
+	/*
+	 * A client's ACK of the server's Handshake flight takes a PING
+	 * (recovery.h, RFC 9002 §6.2.2.1): the server's ACK of it shows
+	 * the address validated, at once rather than after a probe.
+	 */
+	if (!eliciting && id == QUIC_PN_SPACE_HANDSHAKE &&
+	    *acked != QUIC_PN_NONE && !qs->is_server &&
+	    quic_ld_handshake_ping(&qs->ld) &&
+	    !quic_wr_u8(wr, QUIC_FRAME_PING))
+		eliciting = true;
 	return eliciting;
 }
 

@@ -361,6 +361,23 @@ void quic_ld_on_pto(struct quic_ld *ld)
 		ld->pto_count++;
 }
 
+/*
+ * §6.2.2.1: a client probes until the server acknowledges one of its
+ * Handshake packets, and an ACK-only one is never acknowledged: with
+ * nothing of its own in flight it would wait for the anti-deadlock PTO
+ * and send a PING then.  Sent with its first ACK instead, the PING is
+ * acknowledged at once (RFC 9000 §13.2.1) and no probe is needed.  Not
+ * with 0-RTT packets in flight: until the address is validated, the
+ * anti-deadlock PTO is what takes the client's Finished out past a
+ * window they fill (their acknowledgments come in 1-RTT packets).
+ */
+bool quic_ld_handshake_ping(const struct quic_ld *ld)
+{
+	return !quic_ld_peer_completed_address_validation(ld) &&
+	       !ld->space[QUIC_PN_SPACE_HANDSHAKE].ack_eliciting_in_flight &&
+	       !ld->space[QUIC_PN_SPACE_APP].ack_eliciting_in_flight;
+}
+
 /* Appendix A.11 OnPacketNumberSpaceDiscarded() */
 void quic_ld_discard_space(struct quic_ld *ld, enum quic_pn_space space)
 {
@@ -370,6 +387,8 @@ void quic_ld_discard_space(struct quic_ld *ld, enum quic_pn_space space)
 	s->last_ack_eliciting_time = 0;
 	s->ack_eliciting_in_flight = 0;
 	ld->pto_count = 0;
+	/* §6.2.2: the timers restart, an anti-deadlock probe from now */
+	ld->anti_deadlock_deadline = 0;
 }
 
 /* Appendix A.8 GetLossTimeAndSpace() */

@@ -36,9 +36,12 @@
  *       loss timer takes precedence over the PTO.
  * §6.2.2.1 A client that has not seen its address validated arms the
  *       anti-deadlock PTO from now, even with nothing in flight, and does not
- *       reset pto_count on acknowledgments until then.
+ *       reset pto_count on acknowledgments until then.  Until then its
+ *       ACK-only Handshake packets carry a PING while none of its
+ *       Handshake or 0-RTT packets is in flight (quic_ld_handshake_ping()).
  * §6.4  Discarding Initial or Handshake keys resets that space's timers and
- *       pto_count.
+ *       pto_count; the timers restart then (§6.2.2 "MUST be reset"), an
+ *       anti-deadlock PTO from that time.
  * §7.6  Persistent congestion: two ack-eliciting lost packets, with nothing
  *       between them acknowledged, sent more than
  *       3 * (smoothed_rtt + max(4 * rttvar, kGranularity) + max_ack_delay)
@@ -290,7 +293,13 @@ void quic_ld_set_idle_timeout(struct quic_ld *ld, u64 idle_timeout);
 void quic_ld_on_ack_received(struct quic_ld *ld);
 /* §6.2.1: a PTO (or anti-deadlock probe) fired */
 void quic_ld_on_pto(struct quic_ld *ld);
-/* §6.4: Initial or Handshake keys discarded */
+/*
+ * Should a client's ACK-only Handshake packet carry a PING: its address
+ * not known validated, nothing ack-eliciting of it in flight in Handshake
+ * nor 0-RTT packets.
+ */
+bool quic_ld_handshake_ping(const struct quic_ld *ld);
+/* §6.4: Initial or Handshake keys discarded (§6.2.2: timers restart) */
 void quic_ld_discard_space(struct quic_ld *ld, enum quic_pn_space space);
 void quic_ld_timer(const struct quic_ld *ld, const struct quic_rtt *rtt,
 		   u64 now, struct quic_ld_timer *t);

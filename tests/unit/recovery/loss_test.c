@@ -397,6 +397,67 @@ static void ld_client_anti_deadlock_armed_once(void)
 	EXPECT_EQ(ld.anti_deadlock_deadline, 0);
 }
 
+/*
+ * Discarding the Initial keys restarts the timers (§6.2.2): the client's
+ * anti-deadlock PTO armed while it waited for the server's first flight
+ * is due a PTO after the discard, not at the deadline armed before.
+ */
+static void ld_client_anti_deadlock_restarts_on_discard(void)
+{
+	struct quic_ld_timer t;
+	struct quic_ld ld;
+	struct quic_rtt r;
+
+	ld_setup(&ld, &r, false);
+	quic_ld_arm(&ld, &r, T0, &t);
+	EXPECT_EQ(t.space, QUIC_PN_SPACE_INITIAL);
+	EXPECT_EQ(t.deadline, T0 + 300 * MS);
+	ld.has_handshake_keys = true;
+	quic_ld_arm(&ld, &r, T0 + 250 * MS, &t);
+	EXPECT_EQ(t.deadline, T0 + 300 * MS);	/* kept: no RFC event */
+	quic_ld_discard_space(&ld, QUIC_PN_SPACE_INITIAL);
+	quic_ld_arm(&ld, &r, T0 + 250 * MS, &t);
+	EXPECT_EQ(t.mode, QUIC_LD_ANTI_DEADLOCK);
+	EXPECT_EQ(t.space, QUIC_PN_SPACE_HANDSHAKE);
+	EXPECT_EQ(t.deadline, T0 + 550 * MS);
+}
+
+/* A client's ACK-only Handshake packet takes a PING until it is validated. */
+static void ld_client_handshake_ping(void)
+{
+	struct quic_sent_meta p = rt_pkt(0, T0, 50, true);
+	struct quic_ld_timer t;
+	struct quic_ld ld;
+	struct quic_rtt r;
+
+	ld_setup(&ld, &r, false);
+	ld.has_handshake_keys = true;
+	EXPECT(quic_ld_handshake_ping(&ld));
+	/* the PING went: an ordinary PTO, and no second PING meanwhile */
+	quic_ld_on_packet_sent(&ld, QUIC_PN_SPACE_HANDSHAKE, &p);
+	EXPECT(!quic_ld_handshake_ping(&ld));
+	quic_ld_timer(&ld, &r, T0, &t);
+	EXPECT_EQ(t.mode, QUIC_LD_PTO);
+	EXPECT_EQ(t.space, QUIC_PN_SPACE_HANDSHAKE);
+	/* lost: the next ACK-only packet carries one again */
+	quic_ld_on_packet_removed(&ld, QUIC_PN_SPACE_HANDSHAKE, &p);
+	EXPECT(quic_ld_handshake_ping(&ld));
+	/* acknowledged: validated, no PING, and with nothing in flight no timer */
+	ld.handshake_ack_received = true;
+	EXPECT(!quic_ld_handshake_ping(&ld));
+	quic_ld_timer(&ld, &r, T0, &t);
+	EXPECT_EQ(t.mode, QUIC_LD_NONE);
+	/* with 0-RTT packets in flight the anti-deadlock PTO stays */
+	ld.handshake_ack_received = false;
+	ld_sent(&ld, QUIC_PN_SPACE_APP, 0, T0);
+	EXPECT(!quic_ld_handshake_ping(&ld));
+	quic_ld_timer(&ld, &r, T0, &t);
+	EXPECT_EQ(t.mode, QUIC_LD_ANTI_DEADLOCK);
+	/* a server never needs one */
+	ld_setup(&ld, &r, true);
+	EXPECT(!quic_ld_handshake_ping(&ld));
+}
+
 static void ld_server_idle_no_timer(void)
 {
 	struct quic_ld_timer t;
@@ -709,6 +770,8 @@ static const struct rt_case cases[] = {
 	RT_CASE(ld_client_anti_deadlock),
 	RT_CASE(ld_client_anti_deadlock_armed_once),
 	RT_CASE(ld_client_anti_deadlock_with_0rtt),
+	RT_CASE(ld_client_anti_deadlock_restarts_on_discard),
+	RT_CASE(ld_client_handshake_ping),
 	RT_CASE(ld_server_idle_no_timer),
 	RT_CASE(ld_server_amplification_limited_no_timer),
 	RT_CASE(ld_client_keeps_backoff_until_validated),
