@@ -49,7 +49,8 @@ struct quic_train;
  * Size matters: an idle connection holds one per side, in the "QUIC" slab
  * cache, which rounds objects up to 64 bytes.  At 5,440 bytes or less six
  * fit a 32 KB slab (5,461 bytes each); above, five (6,553): with Debian's
- * 6.12 it is 5,432 (pahole).  Keep flags together and fields out of holes.
+ * 6.12 it is 5,440 (pahole), no margin left.  Keep flags together and
+ * fields out of holes.
  */
 struct quic_sock {
 	struct inet_sock	inet;	/* must be first: this is an inet socket */
