@@ -159,6 +159,11 @@ struct quic_hs {
 	int alert;			/* fatal alert GnuTLS sent, or -1 */
 	uint32_t errcode;		/* close code chosen by libquic, or 0 */
 	int err;			/* error raised in a hook, or 0 */
+	/* server: the ServerHello sent from hook_server_hello(), whole
+	 * (header and body), until GnuTLS hands it over again
+	 */
+	uint8_t *hello_sent;
+	size_t hello_len;
 };
 
 static pthread_mutex_t hs_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -203,6 +208,7 @@ static void hs_free(struct quic_hs *hs)
 	}
 	free(hs->rbuf);
 	free(hs->tp_peer);
+	free(hs->hello_sent);
 	memset(&hs->app_rx, 0, sizeof(hs->app_rx));
 	memset(&hs->app_tx, 0, sizeof(hs->app_tx));
 	free(hs);
@@ -337,6 +343,20 @@ static int install_secret(struct quic_hs *hs, const struct quic_crypto_secret *s
 	return 0;
 }
 
+/* A msghdr's only cmsg: QUIC_HANDSHAKE_INFO with @level. */
+static void hs_msg_level(struct msghdr *msg, uint8_t level)
+{
+	struct quic_handshake_info info = { .crypto_level = level };
+	struct cmsghdr *cmsg;
+
+	msg->msg_controllen = CMSG_SPACE(sizeof(info));
+	cmsg = CMSG_FIRSTHDR(msg);
+	cmsg->cmsg_level = SOL_QUIC;
+	cmsg->cmsg_type = QUIC_HANDSHAKE_INFO;
+	cmsg->cmsg_len = CMSG_LEN(sizeof(info));
+	memcpy(CMSG_DATA(cmsg), &info, sizeof(info));
+}
+
 /* ---- GnuTLS hooks ---- */
 
 /* GnuTLS hands over a handshake message to send. */
@@ -353,6 +373,19 @@ static int hook_message(gnutls_session_t session,
 		return 0;	/* no compatibility-mode CCS in QUIC */
 	if (!hs)
 		return 0;
+	if (hs->hello_sent) {	/* the flight's first message: the same */
+		int same = size == hs->hello_len &&
+			   !memcmp(data, hs->hello_sent, size);
+
+		free(hs->hello_sent);
+		hs->hello_sent = NULL;
+		if (same)
+			return 0;	/* it left from hook_server_hello() */
+		quic_log(QUIC_LOG_ERROR, "server: GnuTLS's ServerHello is not the one sent early");
+		hs->err = -EPROTO;
+		hs->errcode = QUIC_TRANSPORT_ERROR_INTERNAL;
+		return GNUTLS_E_INTERNAL_ERROR;
+	}
 	quic_log(QUIC_LOG_DEBUG, "%s: out %s at %s level, %zu bytes", side(hs),
 		 gnutls_handshake_description_get_name(htype), level_name(level),
 		 size);
@@ -384,6 +417,84 @@ static int hook_message(gnutls_session_t session,
 nomem:
 	hs->err = -ENOMEM;
 	return GNUTLS_E_MEMORY_ERROR;
+}
+
+/*
+ * GnuTLS hands over a server's flight only once it is complete: after the
+ * CertificateVerify, whose signature is most of the server's work.  The
+ * ServerHello alone lets the client derive its handshake keys (its share
+ * of the key exchange, most of the client's work before it verifies) in
+ * the meantime, as it does over TCP, where GnuTLS writes the ServerHello
+ * before it signs.  This handshake hook (GNUTLS_HOOK_POST on the server's
+ * SERVER_HELLO) sends it at once, at the Initial level, and hook_message()
+ * then skips it, after checking that it is the same message.
+ *
+ * Only the blocking driver sends from here: a step API caller makes its
+ * own sendmsg() calls.  Nothing else may be queued before it (a
+ * HelloRetryRequest's flight has left by then: the blocking driver sends
+ * every chunk before it reads again).  If the socket does not take it now,
+ * it leaves with the flight, as without the hook.
+ */
+static int hook_server_hello(gnutls_session_t session, unsigned int htype,
+			     unsigned int when, unsigned int incoming,
+			     const gnutls_datum_t *msg)
+{
+	struct quic_hs *hs = hs_find(session);
+	union quic_hs_cmsgs cmsgs;
+	struct msghdr mh;
+	struct iovec iov;
+	uint8_t *buf;
+	size_t len;
+	ssize_t n;
+
+	if (!hs || !(hs->flags & QUIC_HS_BLOCKING) || incoming ||
+	    when != GNUTLS_HOOK_POST || htype != GNUTLS_HANDSHAKE_SERVER_HELLO ||
+	    hs->hello_sent || hs->head || !msg || msg->size > 0xffffff)
+		return 0;
+	len = 4 + (size_t)msg->size;	/* type, 24-bit length, body */
+	buf = malloc(len);
+	if (!buf)
+		return 0;
+	buf[0] = GNUTLS_HANDSHAKE_SERVER_HELLO;
+	buf[1] = (uint8_t)(msg->size >> 16);
+	buf[2] = (uint8_t)(msg->size >> 8);
+	buf[3] = (uint8_t)msg->size;
+	if (msg->size)
+		memcpy(buf + 4, msg->data, msg->size);
+
+	memset(&mh, 0, sizeof(mh));
+	memset(&cmsgs, 0, sizeof(cmsgs));
+	iov.iov_base = buf;
+	iov.iov_len = len;
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = cmsgs.buf;
+	hs_msg_level(&mh, QUIC_CRYPTO_INITIAL);
+	n = sendmsg(hs->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+	if (n == (ssize_t)len) {
+		quic_log(QUIC_LOG_DEBUG, "server: ServerHello sent early, %zu bytes",
+			 len);
+		hs->hello_sent = buf;
+		hs->hello_len = len;
+		return 0;
+	}
+	free(buf);
+	if (n > 0) {	/* the kernel takes all or nothing: not a QUIC socket? */
+		quic_log(QUIC_LOG_ERROR, "server: sendmsg took %zd of the ServerHello's %zu bytes",
+			 n, len);
+		hs->err = -EIO;
+		return GNUTLS_E_INTERNAL_ERROR;
+	}
+	return 0;
+}
+
+QUIC_EXPORT int quic_handshake_early_hello(gnutls_session_t session)
+{
+	if (!session || !quic_session_is_server(session))
+		return -EINVAL;
+	gnutls_handshake_set_hook_function(session, GNUTLS_HANDSHAKE_SERVER_HELLO,
+					   GNUTLS_HOOK_POST, hook_server_hello);
+	return 0;
 }
 
 static int hook_secret(gnutls_session_t session,
@@ -760,16 +871,8 @@ static int hs_next(struct quic_hs *hs, struct quic_handshake_step **pstep)
 		struct quic_chunk *c = hs->head;
 
 		if (c && (c->level != QUIC_CRYPTO_APP || hs->app_installed)) {
-			struct quic_handshake_info info = { .crypto_level = c->level };
-			struct cmsghdr *cmsg;
-
 			hs_msg_reset(hs, c->data + c->sent, c->len - c->sent);
-			hs->msg.msg_controllen = CMSG_SPACE(sizeof(info));
-			cmsg = CMSG_FIRSTHDR(&hs->msg);
-			cmsg->cmsg_level = SOL_QUIC;
-			cmsg->cmsg_type = QUIC_HANDSHAKE_INFO;
-			cmsg->cmsg_len = CMSG_LEN(sizeof(info));
-			memcpy(CMSG_DATA(cmsg), &info, sizeof(info));
+			hs_msg_level(&hs->msg, c->level);
 			memset(step, 0, sizeof(*step));
 			step->op = QUIC_HANDSHAKE_STEP_OP_SENDMSG;
 			step->s_sendmsg.msg = &hs->msg;
@@ -1134,7 +1237,7 @@ int quic_hs_run_blocking(gnutls_session_t session, unsigned int flags,
 	int err;
 
 	deadline = now_ms() + handshake_timeout_ms(fd);
-	err = quic_hs_start(session, flags, &step);
+	err = quic_hs_start(session, flags | QUIC_HS_BLOCKING, &step);
 	while (!err && step) {
 		if (step->op == QUIC_HANDSHAKE_STEP_OP_SENDMSG) {
 			n = sendmsg(fd, step->s_sendmsg.msg, step->s_sendmsg.flags);

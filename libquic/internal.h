@@ -10,6 +10,7 @@
 
 /* quic_hs_start() flags */
 #define QUIC_HS_ALPN_REQUIRED	0x1	/* fail unless an ALPN was negotiated */
+#define QUIC_HS_BLOCKING	0x2	/* quic_hs_run_blocking(): hooks may send */
 
 void quic_log(int level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -642,6 +642,7 @@ QUIC_EXPORT int quic_server_handshake(int sockfd, const char *pkey_file,
 	if (err > 0)
 		flags |= QUIC_HS_ALPN_REQUIRED;
 	gnutls_transport_set_int(session, sockfd);
+	quic_handshake_early_hello(session);	/* our own session: no hook */
 	err = quic_hs_run_blocking(session, flags, &alert);
 	if (err == -EPROTO && !cert_file && pf.matched &&
 	    alert == GNUTLS_A_ILLEGAL_PARAMETER) {

@@ -243,6 +243,25 @@ void quic_handshake_deinit(gnutls_session_t session);
 int quic_handshake(gnutls_session_t session);
 
 /*
+ * quic_handshake_early_hello - send a server's ServerHello before the rest
+ * of its flight
+ *
+ * GnuTLS hands libquic the server's first flight only once it is whole,
+ * after the CertificateVerify has been signed.  With this call, libquic
+ * takes the session's GnuTLS handshake hook
+ * (gnutls_handshake_set_hook_function(), GNUTLS_HANDSHAKE_SERVER_HELLO,
+ * GNUTLS_HOOK_POST) and quic_handshake() sends the ServerHello as soon as
+ * it is made, so that the client derives its handshake keys while the
+ * server signs, as over TCP.  A session has one hook: this replaces one
+ * the application set, and one it sets afterwards replaces libquic's
+ * (the ServerHello then leaves with the flight).  The step API
+ * (quic_handshake_init()) does not send early: its caller makes the
+ * sendmsg() calls.  quic_server_handshake() does this on its own session.
+ * Returns 0, or -EINVAL for a NULL or client session.
+ */
+int quic_handshake_early_hello(gnutls_session_t session);
+
+/*
  * Session data (resumption).
  * Client: quic_session_get_data() first feeds GnuTLS the NewSessionTicket
  * the kernel holds (getsockopt QUIC_SOCKOPT_SESSION_TICKET on the session's

@@ -87,6 +87,7 @@ struct side {
 	int keep_session;		/* leave session for the caller */
 	const char *ccert, *ckey;	/* client certificate (session mode) */
 	int no_tickets;			/* server: GNUTLS_NO_TICKETS */
+	int early_hello;		/* server: quic_handshake_early_hello() */
 	/* results */
 	int ret;
 	size_t ticket_len;		/* client: SESSION_TICKET at return */
@@ -160,6 +161,8 @@ static void *side_run(void *arg)
 	if (sd->data && quic_session_set_data(session, sd->data, sd->data_len))
 		goto fail;
 	gnutls_transport_set_int(session, sd->fd);
+	if (sd->early_hello && quic_handshake_early_hello(session))
+		goto fail;
 	sd->ret = quic_handshake(session);
 	if (!sd->server)
 		sd->ticket_len = ticket_now(sd->fd);
@@ -480,6 +483,71 @@ static void test_group(void)
 	   fk_event_find(cn.c, FK_EV_SEND, QUIC_CRYPTO_INITIAL, -1, 0),
 	   "P-256 server: after a HelloRetryRequest (two ClientHellos)");
 	conn_free(&cn);
+}
+
+/*
+ * Did the server's ServerHello (its Initial-level bytes) leave before it
+ * installed its handshake keys, that is from the hook, before GnuTLS went
+ * on to sign?  Without the hook it leaves with the whole flight, after.
+ */
+static int hello_early(struct conn *cn)
+{
+	int sent = fk_event_find(cn->s, FK_EV_SEND, QUIC_CRYPTO_INITIAL, -1, 0);
+	int keys = fk_event_find(cn->s, FK_EV_SECRET, QUIC_CRYPTO_HANDSHAKE, -1, 0);
+
+	return sent >= 0 && keys >= 0 && sent < keys;
+}
+
+static void test_early_hello(void)
+{
+	gnutls_session_t session;
+	struct conn cn;
+
+	default_sides(&cn, MODE_SESSION, MODE_WRAPPER);
+	conn_run(&cn);
+	check_success(&cn, "early ServerHello (quic_server_handshake)",
+		      TLS_CIPHER_AES_GCM_128, NULL);
+	ok(hello_early(&cn), "quic_server_handshake: the ServerHello leaves before the rest of the flight is made");
+	ok(fk_event_find(cn.s, FK_EV_SEND, QUIC_CRYPTO_INITIAL, -1, 1) ==
+	   fk_event_find(cn.s, FK_EV_SEND, QUIC_CRYPTO_INITIAL, -1, 0),
+	   "quic_server_handshake: and only once");
+	conn_free(&cn);
+
+	default_sides(&cn, MODE_SESSION, MODE_SESSION);
+	conn_run(&cn);
+	ok(cn.cli.ret == 0 && cn.srv.ret == 0 && !hello_early(&cn),
+	   "quic_handshake() without quic_handshake_early_hello(): the ServerHello leaves with the flight");
+	conn_free(&cn);
+
+	default_sides(&cn, MODE_SESSION, MODE_SESSION);
+	cn.srv.early_hello = 1;
+	conn_run(&cn);
+	check_success(&cn, "early ServerHello (quic_handshake)",
+		      TLS_CIPHER_AES_GCM_128, NULL);
+	ok(hello_early(&cn), "quic_handshake() after quic_handshake_early_hello(): the ServerHello leaves first");
+	conn_free(&cn);
+
+	/* a HelloRetryRequest, then the ServerHello early */
+	default_sides(&cn, MODE_SESSION, MODE_SESSION);
+	cn.srv.early_hello = 1;
+	cn.cli.priority = QUIC_PRIORITY ":-GROUP-ALL:+GROUP-X25519:+GROUP-SECP384R1:"
+			  "+GROUP-SECP256R1";
+	cn.srv.priority = QUIC_PRIORITY ":-GROUP-ALL:+GROUP-SECP256R1";
+	conn_run(&cn);
+	check_success(&cn, "early ServerHello after a HelloRetryRequest",
+		      TLS_CIPHER_AES_GCM_128, NULL);
+	ok(fk_event_find(cn.c, FK_EV_SEND, QUIC_CRYPTO_INITIAL, -1, 1) >
+	   fk_event_find(cn.c, FK_EV_SEND, QUIC_CRYPTO_INITIAL, -1, 0),
+	   "early ServerHello after a HelloRetryRequest: two ClientHellos");
+	conn_free(&cn);
+
+	ok(quic_handshake_early_hello(NULL) == -EINVAL,
+	   "quic_handshake_early_hello(NULL): -EINVAL");
+	if (gnutls_init(&session, GNUTLS_CLIENT) >= 0) {
+		ok(quic_handshake_early_hello(session) == -EINVAL,
+		   "quic_handshake_early_hello(client session): -EINVAL");
+		gnutls_deinit(session);
+	}
 }
 
 static void test_psk(void)
@@ -1375,6 +1443,7 @@ int main(int argc, char **argv)
 	test_suite("CHACHA20-POLY1305", TLS_CIPHER_CHACHA20_POLY1305);
 	test_suite("AES-128-CCM", TLS_CIPHER_AES_CCM_128);
 	test_group();
+	test_early_hello();
 	test_psk();
 	test_verify();
 	test_no_hostname();

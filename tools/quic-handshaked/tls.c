@@ -511,8 +511,10 @@ void hsd_quic_handshake(const struct hsd_req *req, const struct hsd_conf *conf,
 		why(res, "bad ALPN list on the socket%s%s", "", "");
 		goto out;
 	}
-	if (server)
+	if (server) {
 		setup_tickets(t, req->sockfd);
+		quic_handshake_early_hello(t->session);
+	}
 	gnutls_transport_set_int(t->session, req->sockfd);
 	err = run_handshake(t->session, req->sockfd, timeout);
 	if (err && t->psk_unknown)

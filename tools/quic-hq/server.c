@@ -283,6 +283,7 @@ static int handshake(struct conn *c)
 		return ret;
 	}
 	gnutls_transport_set_int(c->session, c->fd);
+	quic_handshake_early_hello(c->session);
 	return quic_handshake(c->session);
 }
 

@@ -151,6 +151,8 @@ int perf_tls_server(int fd, const struct perf_opts *o)
 		return quic_server_handshake(fd, o->psk, NULL, PERF_ALPN);
 	ret = gnutls_init(&s, GNUTLS_SERVER | GNUTLS_NO_TICKETS);
 	if (!ret)
+		ret = quic_handshake_early_hello(s);
+	if (!ret)
 		ret = gnutls_credentials_set(s, GNUTLS_CRD_CERTIFICATE, srv_cred);
 	if (!ret)
 		ret = gnutls_priority_set_direct(s, QUIC_PRIORITY, NULL);
