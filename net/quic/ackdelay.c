@@ -170,7 +170,7 @@ enum quic_ack_action quic_ack_on_packet(struct quic_ack_timing *at,
 
 void quic_ack_on_sent(struct quic_ack_timing *at, u64 largest_acked)
 {
-	at->acked_eliciting = at->unacked_eliciting;
+	at->acked_eliciting = at->unacked_eliciting > 0;
 	at->unacked_eliciting = 0;
 	at->deadline = 0;
 	at->immediate = false;
@@ -185,7 +185,7 @@ void quic_ack_on_sent_packet(struct quic_ack_timing *at, bool data)
 	/* Only an ACK of ack-eliciting packets says whether answers carry them. */
 	if (at->acked_eliciting)
 		at->pingpong = data;
-	at->acked_eliciting = 0;
+	at->acked_eliciting = false;
 }
 
 bool quic_ack_due(const struct quic_ack_timing *at, u64 now)

@@ -40,13 +40,14 @@
  *       is not acknowledged by an ACK-only packet after its second one, as
  *       the answer carries the ACK a moment later.  The ACK is then due
  *       QUIC_ACK_REPLY_DELAY after the packet that would have sent it (or at
- *       max_ack_delay, if sooner): a peer held by its congestion window
- *       waits that long at most.  An ACK that goes out alone for
- *       ack-eliciting packets (the answer did not come in time, or more
- *       than QUIC_ACK_PINGPONG_MAX packets came) ends the mode until the
- *       next answer carries one.  Nothing else changes: out-of-order, CE
- *       and IMMEDIATE_ACK packets are acknowledged at once, and a peer
- *       that sent ACK_FREQUENCY gets exactly the threshold it asked for.
+ *       max_ack_delay, if sooner; the ACK timer rounds it up to a jiffy):
+ *       a peer held by its congestion window waits that long at most.  An
+ *       ACK that goes out alone for ack-eliciting packets (the answer did
+ *       not come in time, or more than QUIC_ACK_PINGPONG_MAX packets came)
+ *       ends the mode until the next answer carries one.  Nothing else
+ *       changes: out-of-order, CE and IMMEDIATE_ACK packets are
+ *       acknowledged at once, and a peer that sent ACK_FREQUENCY gets
+ *       exactly the threshold it asked for.
  *
  * Not done: the "no ACK for over an RTT" hint of ack-frequency §6.1.
  */
@@ -92,8 +93,8 @@ struct quic_ack_timing {
 	u32 threshold;		/* Ack-Eliciting Threshold */
 	u32 reorder_threshold;
 	u32 unacked_eliciting;	/* ack-eliciting received since our last ACK */
-	u32 acked_eliciting;	/* how many the last ACK sent covered */
-	enum quic_pn_space space;
+	u8 space;		/* enum quic_pn_space: u8 keeps this 80 bytes */
+	bool acked_eliciting;	/* the last ACK sent covered some */
 	bool has_largest;
 	bool has_eliciting;
 	bool has_acked;
