@@ -626,6 +626,17 @@ static bool quic_output_datagram(struct sock *sk, u64 now, bool ack_only,
 	ack_only |= quic_cong_window_left(&qs->cong) < room && !qs->probes &&
 		    sk->sk_state != QUIC_SS_CLOSING;
 
+	/*
+	 * Most calls find nothing to send (quic_output() runs after every
+	 * read and every packet received): no skb, and no train tail, for
+	 * them.
+	 */
+	for (i = 0; i < QUIC_PN_SPACE_MAX; i++)
+		if (quic_space_wants_send(sk, i))
+			break;
+	if (i == QUIC_PN_SPACE_MAX)
+		return false;
+
 	/* The mark it is sent with, read before quic_ecn_on_sent() below. */
 	ecn = quic_ecn_tos(sk);
 	if (t) {
