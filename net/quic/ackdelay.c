@@ -108,12 +108,23 @@ static bool quic_ack_ce_now(const struct quic_ack_timing *at, bool ce,
 	return at->threshold <= 1 || !ce_prev;
 }
 
+/*
+ * Request/response (ackdelay.h): may the Ack-Eliciting Threshold just
+ * crossed wait for the application's answer?  Not if the peer chose the
+ * threshold with ACK_FREQUENCY.
+ */
+static bool quic_ack_reply_wait(const struct quic_ack_timing *at)
+{
+	return at->pingpong && !at->af_seen &&
+	       at->unacked_eliciting <= QUIC_ACK_PINGPONG_MAX;
+}
+
 enum quic_ack_action quic_ack_on_packet(struct quic_ack_timing *at,
 					const struct quic_ack_rx *rx,
 					const struct quic_ack_ranges *rcvd,
 					u64 now)
 {
-	bool now_ack = false, ce_prev = at->last_ce;
+	bool now_ack = false, reply = false, ce_prev = at->last_ce;
 
 	if (!at->has_largest || rx->pn > at->largest_pn) {
 		at->largest_pn = rx->pn;
@@ -139,8 +150,12 @@ enum quic_ack_action quic_ack_on_packet(struct quic_ack_timing *at,
 	}
 	if (at->unacked_eliciting < U32_MAX)
 		at->unacked_eliciting++;
-	if (at->unacked_eliciting > at->threshold)
-		now_ack = true;
+	if (at->unacked_eliciting > at->threshold) {
+		if (quic_ack_reply_wait(at))
+			reply = true;
+		else
+			now_ack = true;
+	}
 
 	if (now_ack)
 		at->immediate = true;
@@ -148,11 +163,14 @@ enum quic_ack_action quic_ack_on_packet(struct quic_ack_timing *at,
 		return QUIC_ACK_NOW;
 	if (!at->deadline)
 		at->deadline = now + at->max_ack_delay;
+	if (reply)
+		at->deadline = min(at->deadline, now + QUIC_ACK_REPLY_DELAY);
 	return QUIC_ACK_DELAYED;
 }
 
 void quic_ack_on_sent(struct quic_ack_timing *at, u64 largest_acked)
 {
+	at->acked_eliciting = at->unacked_eliciting > 0;
 	at->unacked_eliciting = 0;
 	at->deadline = 0;
 	at->immediate = false;
@@ -160,6 +178,14 @@ void quic_ack_on_sent(struct quic_ack_timing *at, u64 largest_acked)
 	if (!at->has_acked || largest_acked > at->largest_acked)
 		at->largest_acked = largest_acked;
 	at->has_acked = true;
+}
+
+void quic_ack_on_sent_packet(struct quic_ack_timing *at, bool data)
+{
+	/* Only an ACK of ack-eliciting packets says whether answers carry them. */
+	if (at->acked_eliciting)
+		at->pingpong = data;
+	at->acked_eliciting = false;
 }
 
 bool quic_ack_due(const struct quic_ack_timing *at, u64 now)

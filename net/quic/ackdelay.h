@@ -32,6 +32,22 @@
  *       non-CE to CE transition is acknowledged immediately.
  * RFC 9000 §13.2.5, §19.3 ACK Delay is the time since the largest packet
  *       number was received, in units of 2^ack_delay_exponent microseconds.
+ * Request/response ("ping-pong", as TCP calls it): once an ACK of
+ *       ack-eliciting packets went out in a packet of ours with application
+ *       data (STREAM or DATAGRAM frames: the answer carried the ACK), the
+ *       "at least two" of §13.2.2, a SHOULD, is stretched to
+ *       QUIC_ACK_PINGPONG_MAX packets: the next message of a few datagrams
+ *       is not acknowledged by an ACK-only packet after its second one, as
+ *       the answer carries the ACK a moment later.  The ACK is then due
+ *       QUIC_ACK_REPLY_DELAY after the packet that would have sent it (or at
+ *       max_ack_delay, if sooner; the ACK timer rounds it up to a jiffy):
+ *       a peer held by its congestion window waits that long at most.  An
+ *       ACK that goes out alone for ack-eliciting packets (the answer did
+ *       not come in time, or more than QUIC_ACK_PINGPONG_MAX packets came)
+ *       ends the mode until the next answer carries one.  Nothing else
+ *       changes: out-of-order, CE and IMMEDIATE_ACK packets are
+ *       acknowledged at once, and a peer that sent ACK_FREQUENCY gets
+ *       exactly the threshold it asked for.
  *
  * Not done: the "no ACK for over an RTT" hint of ack-frequency §6.1.
  */
@@ -47,6 +63,10 @@
 #define QUIC_ACK_DEF_THRESHOLD		1	/* ack every other packet */
 #define QUIC_ACK_DEF_REORDER_THRESHOLD	1
 #define QUIC_ACK_MAX_DELAY_LIMIT	(16384ULL * 1000)	/* 2^14 ms */
+/* Request/response: ack-eliciting packets left unacknowledged, at most. */
+#define QUIC_ACK_PINGPONG_MAX		4
+/* ... and for how long after the one that would have been acknowledged. */
+#define QUIC_ACK_REPLY_DELAY		1000	/* microseconds */
 
 enum quic_ack_action {
 	QUIC_ACK_NONE,		/* nothing new to acknowledge promptly */
@@ -73,7 +93,8 @@ struct quic_ack_timing {
 	u32 threshold;		/* Ack-Eliciting Threshold */
 	u32 reorder_threshold;
 	u32 unacked_eliciting;	/* ack-eliciting received since our last ACK */
-	enum quic_pn_space space;
+	u8 space;		/* enum quic_pn_space: u8 keeps this 80 bytes */
+	bool acked_eliciting;	/* the last ACK sent covered some */
 	bool has_largest;
 	bool has_eliciting;
 	bool has_acked;
@@ -81,6 +102,7 @@ struct quic_ack_timing {
 	bool pending;		/* anything received since our last ACK */
 	bool immediate;		/* an ACK is due now */
 	bool last_ce;		/* previous packet was CE marked */
+	bool pingpong;		/* our answers carry our ACKs (see above) */
 };
 
 void quic_ack_timing_init(struct quic_ack_timing *at, enum quic_pn_space space,
@@ -95,6 +117,11 @@ enum quic_ack_action quic_ack_on_packet(struct quic_ack_timing *at,
 					u64 now);
 /* TX path: an ACK frame with this Largest Acknowledged was sent. */
 void quic_ack_on_sent(struct quic_ack_timing *at, u64 largest_acked);
+/*
+ * TX path, after quic_ack_on_sent(): the packet that carried the ACK also
+ * carries application data (@data: STREAM or DATAGRAM frames), or not.
+ */
+void quic_ack_on_sent_packet(struct quic_ack_timing *at, bool data);
 /* Should an ACK go out now (immediate, or the delay timer has expired)? */
 bool quic_ack_due(const struct quic_ack_timing *at, u64 now);
 /*

@@ -258,6 +258,19 @@ static u8 quic_output_level(const struct quic_hdr *hdr, u8 space)
 	       quic_level_of_space(space);
 }
 
+/* Application data among @frames: STREAM or DATAGRAM frames. */
+static bool quic_frames_carry_data(const struct list_head *frames)
+{
+	const struct quic_frame_tx *f;
+
+	list_for_each_entry(f, frames, list)
+		if (f->type == QUIC_FRAME_STREAM ||
+		    f->type == QUIC_FRAME_DATAGRAM ||
+		    f->type == QUIC_FRAME_DATAGRAM_LEN)
+			return true;
+	return false;
+}
+
 struct quic_tx_pkt {
 	struct quic_hdr		hdr;
 	unsigned int		start;		/* offset in the skb */
@@ -322,6 +335,10 @@ static bool quic_build_packet(struct sock *sk, struct sk_buff *skb, u8 id,
 					 &tp->frames, now, &tp->acked);
 	if (wr.p == p + hlen)
 		return false;		/* nothing fitted */
+	/* ackdelay.h: does an answer carry our ACKs (request/response)? */
+	if (tp->acked != QUIC_PN_NONE)
+		quic_ack_on_sent_packet(&space->ack,
+					quic_frames_carry_data(&tp->frames));
 
 	/* The header protection sample needs 4 bytes after the PN start. */
 	while (wr.p - (p + hlen) + hdr->pn_len < 4)
@@ -608,6 +625,17 @@ static bool quic_output_datagram(struct sock *sk, u64 now, bool ack_only,
 	 */
 	ack_only |= quic_cong_window_left(&qs->cong) < room && !qs->probes &&
 		    sk->sk_state != QUIC_SS_CLOSING;
+
+	/*
+	 * Most calls find nothing to send (quic_output() runs after every
+	 * read and every packet received): no skb, and no train tail, for
+	 * them.
+	 */
+	for (i = 0; i < QUIC_PN_SPACE_MAX; i++)
+		if (quic_space_wants_send(sk, i))
+			break;
+	if (i == QUIC_PN_SPACE_MAX)
+		return false;
 
 	/* The mark it is sent with, read before quic_ecn_on_sent() below. */
 	ecn = quic_ecn_tos(sk);

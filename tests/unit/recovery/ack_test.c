@@ -352,6 +352,118 @@ static void ack_delay_measured_from_largest(void)
 	EXPECT_EQ(quic_ack_delay_field(&r.at, T0 + 7 * MS, 3), 375);
 }
 
+/* Send an ACK in a packet with application data (@data) or without. */
+static void rx_ack_in(struct rx *r, bool data)
+{
+	rx_ack(r);
+	quic_ack_on_sent_packet(&r->at, data);
+}
+
+/* An answer (a packet with data) carries the ACK of packets 0 and 1. */
+static void rx_pingpong(struct rx *r)
+{
+	rx_init(r, QUIC_PN_SPACE_APP);
+	rx_pkt(r, 0, true, T0);
+	rx_pkt(r, 1, true, T0);
+	rx_ack_in(r, true);
+	EXPECT(r->at.pingpong);
+}
+
+static void pingpong_waits_for_the_answer(void)
+{
+	struct rx r;
+
+	rx_pingpong(&r);
+	EXPECT_EQ(rx_pkt(&r, 2, true, T0 + MS), QUIC_ACK_DELAYED);
+	EXPECT_EQ(r.at.deadline, T0 + MS + MAD);
+	/* the second would be acknowledged now; it waits QUIC_ACK_REPLY_DELAY */
+	EXPECT_EQ(rx_pkt(&r, 3, true, T0 + 2 * MS), QUIC_ACK_DELAYED);
+	EXPECT_EQ(r.at.deadline, T0 + 2 * MS + QUIC_ACK_REPLY_DELAY);
+	EXPECT_EQ(rx_pkt(&r, 4, true, T0 + 2 * MS + 10), QUIC_ACK_DELAYED);
+	EXPECT_EQ(r.at.deadline, T0 + 2 * MS + QUIC_ACK_REPLY_DELAY);
+	EXPECT_EQ(rx_pkt(&r, 5, true, T0 + 2 * MS + 20), QUIC_ACK_DELAYED);
+	EXPECT(!quic_ack_due(&r.at, T0 + 2 * MS + QUIC_ACK_REPLY_DELAY - 1));
+	EXPECT(quic_ack_due(&r.at, T0 + 2 * MS + QUIC_ACK_REPLY_DELAY));
+	/* more than QUIC_ACK_PINGPONG_MAX: now */
+	EXPECT_EQ(rx_pkt(&r, 6, true, T0 + 2 * MS + 30), QUIC_ACK_NOW);
+	/* the answer carries it: the next message waits again */
+	rx_ack_in(&r, true);
+	rx_pkt(&r, 7, true, T0 + 3 * MS);
+	EXPECT_EQ(rx_pkt(&r, 8, true, T0 + 3 * MS), QUIC_ACK_DELAYED);
+}
+
+/*
+ * An ACK-only packet (the timer's) ends the mode if it acknowledged
+ * ack-eliciting packets, and leaves it if it acknowledged none.
+ */
+static void pingpong_ends_with_an_ack_alone(void)
+{
+	int eliciting;
+	struct rx r;
+
+	for (eliciting = 0; eliciting < 2; eliciting++) {
+		rx_pingpong(&r);
+		rx_pkt(&r, 2, eliciting, T0 + MS);
+		rx_ack_in(&r, false);
+		EXPECT_EQ(r.at.pingpong, !eliciting);
+		rx_pkt(&r, 3, true, T0 + 2 * MS);
+		EXPECT_EQ(rx_pkt(&r, 4, true, T0 + 2 * MS),
+			  eliciting ? QUIC_ACK_NOW : QUIC_ACK_DELAYED);
+	}
+}
+
+static void pingpong_not_entered_without_data(void)
+{
+	struct rx r;
+
+	rx_init(&r, QUIC_PN_SPACE_APP);
+	rx_pkt(&r, 0, true, T0);
+	rx_ack_in(&r, false);	/* e.g. with MAX_DATA alone */
+	EXPECT(!r.at.pingpong);
+	rx_pkt(&r, 1, true, T0);
+	EXPECT_EQ(rx_pkt(&r, 2, true, T0), QUIC_ACK_NOW);
+}
+
+static void pingpong_keeps_immediate_rules(void)
+{
+	struct quic_ack_rx p = { .pn = 4, .ack_eliciting = true,
+				 .immediate_ack = true };
+	struct rx r;
+
+	rx_pingpong(&r);
+	/* a gap: at once */
+	EXPECT_EQ(rx_pkt(&r, 3, true, T0 + MS), QUIC_ACK_NOW);
+	rx_ack_in(&r, true);
+	EXPECT_EQ(rx_full(&r, &p, T0 + MS), QUIC_ACK_NOW);
+	rx_ack_in(&r, true);
+	p.pn = 5;
+	p.immediate_ack = false;
+	p.ecn_ce = true;
+	EXPECT_EQ(rx_full(&r, &p, T0 + MS), QUIC_ACK_NOW);
+}
+
+static void pingpong_not_with_ack_frequency(void)
+{
+	struct rx r;
+	u32 terr;
+
+	rx_pingpong(&r);
+	EXPECT_EQ(quic_ack_on_frequency(&r.at, 1, 1, MAD, 1, 0, &terr), 0);
+	rx_pkt(&r, 2, true, T0 + MS);
+	EXPECT_EQ(rx_pkt(&r, 3, true, T0 + MS), QUIC_ACK_NOW);
+}
+
+static void pingpong_reply_delay_within_max_ack_delay(void)
+{
+	struct rx r;
+
+	rx_pingpong(&r);
+	r.at.max_ack_delay = QUIC_ACK_REPLY_DELAY / 2;
+	rx_pkt(&r, 2, true, T0 + MS);
+	EXPECT_EQ(rx_pkt(&r, 3, true, T0 + MS + 10), QUIC_ACK_DELAYED);
+	EXPECT_EQ(r.at.deadline, T0 + MS + QUIC_ACK_REPLY_DELAY / 2);
+}
+
 static const struct rt_case cases[] = {
 	RT_CASE(initial_acked_immediately),
 	RT_CASE(handshake_acked_immediately),
@@ -377,6 +489,12 @@ static const struct rt_case cases[] = {
 	RT_CASE(reorder_late_packet_below_reported_acks_now),
 	RT_CASE(ack_delay_encode_decode),
 	RT_CASE(ack_delay_measured_from_largest),
+	RT_CASE(pingpong_waits_for_the_answer),
+	RT_CASE(pingpong_ends_with_an_ack_alone),
+	RT_CASE(pingpong_not_entered_without_data),
+	RT_CASE(pingpong_keeps_immediate_rules),
+	RT_CASE(pingpong_not_with_ack_frequency),
+	RT_CASE(pingpong_reply_delay_within_max_ack_delay),
 };
 
 void ack_tests(void)
