@@ -436,6 +436,9 @@ static int quic_rcv_packet(struct sock *sk, struct sk_buff *skb,
 	QUIC_INC_STATS(PKT_RECV, 1);
 	quic_early_data_on_rx(sk, level);
 	*ack_eliciting |= eliciting;
+	if (eliciting && (level == QUIC_CRYPTO_INITIAL ||
+			  level == QUIC_CRYPTO_HANDSHAKE))
+		quic_ld_on_handshake_rx(&qs->ld);
 	quic_idle_on_packet_received(&qs->idle, quic_now());
 
 	/* RFC 9001 §4.9.1: a server drops Initial keys on its first Handshake packet. */

@@ -378,6 +378,22 @@ bool quic_ld_handshake_ping(const struct quic_ld *ld)
 	       !ld->space[QUIC_PN_SPACE_APP].ack_eliciting_in_flight;
 }
 
+/*
+ * §6.2.2.1's anti-deadlock probe is for a server that waits for the
+ * client: its flight lost, or its amplification limit reached.  An
+ * ack-eliciting Initial or Handshake packet from the server shows neither
+ * holds now (and the client's immediate ACK of it raises that limit); the
+ * wait that follows is the client's own, for its TLS stack to read what
+ * came.  So the probe counts from that packet.  Under TCG a key exchange
+ * outlasts three loopback RTTs: before this, 61 of a handshake run's 62
+ * PTOs were such client Initial probes (1,200 bytes each, for nothing).
+ */
+void quic_ld_on_handshake_rx(struct quic_ld *ld)
+{
+	if (!ld->is_server)
+		ld->anti_deadlock_deadline = 0;
+}
+
 /* Appendix A.11 OnPacketNumberSpaceDiscarded() */
 void quic_ld_discard_space(struct quic_ld *ld, enum quic_pn_space space)
 {

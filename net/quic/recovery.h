@@ -39,6 +39,9 @@
  *       reset pto_count on acknowledgments until then.  Until then its
  *       ACK-only Handshake packets carry a PING while none of its
  *       Handshake or 0-RTT packets is in flight (quic_ld_handshake_ping()).
+ *       An ack-eliciting Initial or Handshake packet from the server
+ *       restarts that PTO (quic_ld_on_handshake_rx()): the server is not
+ *       blocked, the client's own processing is what it waits for.
  * §6.4  Discarding Initial or Handshake keys resets that space's timers and
  *       pto_count; the timers restart then (§6.2.2 "MUST be reset"), an
  *       anti-deadlock PTO from that time.
@@ -299,6 +302,11 @@ void quic_ld_on_pto(struct quic_ld *ld);
  * nor 0-RTT packets.
  */
 bool quic_ld_handshake_ping(const struct quic_ld *ld);
+/*
+ * A client received an ack-eliciting Initial or Handshake packet: its
+ * anti-deadlock probe counts from now (the server is not the one waiting).
+ */
+void quic_ld_on_handshake_rx(struct quic_ld *ld);
 /* §6.4: Initial or Handshake keys discarded (§6.2.2: timers restart) */
 void quic_ld_discard_space(struct quic_ld *ld, enum quic_pn_space space);
 void quic_ld_timer(const struct quic_ld *ld, const struct quic_rtt *rtt,

@@ -422,6 +422,36 @@ static void ld_client_anti_deadlock_restarts_on_discard(void)
 	EXPECT_EQ(t.deadline, T0 + 550 * MS);
 }
 
+/*
+ * An ack-eliciting Initial or Handshake packet from the server restarts a
+ * client's anti-deadlock PTO: due a PTO after it, not after the ACK that
+ * armed it.  A server's timers do not move.
+ */
+static void ld_client_anti_deadlock_restarts_on_rx(void)
+{
+	struct quic_ld_timer t;
+	struct quic_ld ld;
+	struct quic_rtt r;
+
+	ld_setup(&ld, &r, false);
+	quic_ld_arm(&ld, &r, T0, &t);
+	EXPECT_EQ(t.mode, QUIC_LD_ANTI_DEADLOCK);
+	EXPECT_EQ(t.deadline, T0 + 300 * MS);
+	quic_ld_on_handshake_rx(&ld);
+	quic_ld_arm(&ld, &r, T0 + 250 * MS, &t);
+	EXPECT_EQ(t.mode, QUIC_LD_ANTI_DEADLOCK);
+	EXPECT_EQ(t.space, QUIC_PN_SPACE_INITIAL);
+	EXPECT_EQ(t.deadline, T0 + 550 * MS);
+	/* without news it stays where it is */
+	quic_ld_arm(&ld, &r, T0 + 400 * MS, &t);
+	EXPECT_EQ(t.deadline, T0 + 550 * MS);
+
+	ld_setup(&ld, &r, true);
+	ld.anti_deadlock_deadline = T0 + 300 * MS;
+	quic_ld_on_handshake_rx(&ld);
+	EXPECT_EQ(ld.anti_deadlock_deadline, T0 + 300 * MS);
+}
+
 /* A client's ACK-only Handshake packet takes a PING until it is validated. */
 static void ld_client_handshake_ping(void)
 {
@@ -771,6 +801,7 @@ static const struct rt_case cases[] = {
 	RT_CASE(ld_client_anti_deadlock_armed_once),
 	RT_CASE(ld_client_anti_deadlock_with_0rtt),
 	RT_CASE(ld_client_anti_deadlock_restarts_on_discard),
+	RT_CASE(ld_client_anti_deadlock_restarts_on_rx),
 	RT_CASE(ld_client_handshake_ping),
 	RT_CASE(ld_server_idle_no_timer),
 	RT_CASE(ld_server_amplification_limited_no_timer),
