@@ -438,9 +438,10 @@ static void quic_record_sent(struct sock *sk, struct quic_tx_pkt *tp,
  *
  * Memory: a train's skb is one allocation, sized for the datagrams it can
  * take (gso.h: the burst, the window, the bytes queued), at most 64 KB
- * with its overhead (an order-4 page allocation); it is asked for with
- * GFP_ATOMIC as today's per-datagram skbs are, and if it fails the
- * datagrams go one by one as before.  Like those skbs it has no owner:
+ * with its overhead (an order-4 page, from txcache.c's per-CPU pages when
+ * one is free again); it is asked for with GFP_ATOMIC as today's
+ * per-datagram skbs are, and if it fails the datagrams go one by one as
+ * before.  Like those skbs it has no owner:
  * nothing charged it to a socket (udp_tunnel_xmit_skb() takes it as is),
  * and it lives only until the end of quic_output().
  *
@@ -579,8 +580,7 @@ static struct sk_buff *quic_train_tail(struct sock *sk, struct quic_train *t,
 				 quic_output_queued(sk));
 	if (cap < 2)
 		return NULL;
-	skb = alloc_skb(QUIC_TX_HEADROOM + cap * room,
-			GFP_ATOMIC | __GFP_NOWARN);
+	skb = quic_train_skb_alloc(QUIC_TX_HEADROOM + cap * room);
 	if (!skb) {
 		t->nomem = true;
 		return NULL;
