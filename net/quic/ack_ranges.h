@@ -62,6 +62,18 @@ int quic_ack_ranges_encode(const struct quic_ack_ranges *s, u8 *buf,
 int quic_ack_ranges_new(const struct quic_ack_ranges *s, u64 start, u64 end,
 			struct quic_range *out, int max);
 
+/*
+ * Bytes the set's ACK frame takes at most, every range and the ECN counts
+ * in: a buffer this big loses no range in quic_ack_ranges_encode().  Type,
+ * Largest Acknowledged, ACK Delay, Range Count (one byte, fewer than 64
+ * ranges), First ACK Range and three counts, then a Gap and an ACK Range
+ * Length per further range; varints of at most 8 bytes.
+ */
+static inline size_t quic_ack_ranges_encode_max(const struct quic_ack_ranges *s)
+{
+	return 1 + 8 + 8 + 1 + 8 + 3 * 8 + (s->n ? s->n - 1 : 0) * (8 + 8);
+}
+
 /* Largest packet number in the set, or QUIC_PN_NONE (~0) if empty. */
 static inline u64 quic_ack_ranges_largest(const struct quic_ack_ranges *s)
 {

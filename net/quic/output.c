@@ -438,9 +438,10 @@ static void quic_record_sent(struct sock *sk, struct quic_tx_pkt *tp,
  *
  * Memory: a train's skb is one allocation, sized for the datagrams it can
  * take (gso.h: the burst, the window, the bytes queued), at most 64 KB
- * with its overhead (an order-4 page allocation); it is asked for with
- * GFP_ATOMIC as today's per-datagram skbs are, and if it fails the
- * datagrams go one by one as before.  Like those skbs it has no owner:
+ * with its overhead (an order-4 page, from txcache.c's per-CPU pages when
+ * one is free again); it is asked for with GFP_ATOMIC as today's
+ * per-datagram skbs are, and if it fails the datagrams go one by one as
+ * before.  Like those skbs it has no owner:
  * nothing charged it to a socket (udp_tunnel_xmit_skb() takes it as is),
  * and it lives only until the end of quic_output().
  *
@@ -579,8 +580,7 @@ static struct sk_buff *quic_train_tail(struct sock *sk, struct quic_train *t,
 				 quic_output_queued(sk));
 	if (cap < 2)
 		return NULL;
-	skb = alloc_skb(QUIC_TX_HEADROOM + cap * room,
-			GFP_ATOMIC | __GFP_NOWARN);
+	skb = quic_train_skb_alloc(QUIC_TX_HEADROOM + cap * room);
 	if (!skb) {
 		t->nomem = true;
 		return NULL;
@@ -590,6 +590,47 @@ static struct sk_buff *quic_train_tail(struct sock *sk, struct quic_train *t,
 	t->skb = skb;
 	qs->tx_train = t;
 	return skb;
+}
+
+/*
+ * The bytes the next datagram, of at most @room bytes, needs, told before
+ * an skb is allocated for it: 0 if nothing would go in it, a bound if it
+ * would carry an ACK frame alone, else @room.  The kernel zeroes every
+ * allocation (init_on_alloc), so a full-size skb cost a 2 KB memset for
+ * each ACK a receiver sends, and each time a full window (@ack_only)
+ * left nothing to acknowledge; a bulk profile had that as much as the
+ * zeroing of the trains.  Mirrors quic_fill_frames(): with nothing but an
+ * ACK due in the APP space, that is all a 1-RTT packet gets; anything
+ * else (other spaces, path frames that pad their datagram, a PMTU probe)
+ * keeps the full room.  An underestimate would only split what is sent
+ * into more datagrams, as quic_output() builds until nothing is left.
+ */
+static unsigned int quic_output_need(struct sock *sk, unsigned int room,
+				     bool ack_only)
+{
+	struct quic_sock *qs = quic_sk(sk);
+	struct quic_space *space;
+	unsigned int need = 0;
+	int i;
+
+	for (i = 0; i < QUIC_PN_SPACE_MAX; i++) {
+		if (!quic_space_wants_send(sk, i))
+			continue;
+		space = &qs->space[i];
+		if (i != QUIC_PN_SPACE_APP ||
+		    quic_output_app_type(sk) != QUIC_PKT_1RTT ||
+		    quic_path_probing(sk) || qs->path_resp_pending ||
+		    quic_path_wants_send(sk) || qs->pmtud.building)
+			return room;
+		if (!ack_only && (quic_space_has_data(space) ||
+				  quic_streams_send_pending(sk) ||
+				  quic_datagram_pending(sk)))
+			return room;
+		if ((space->ack_pending || space->ack.pending) && space->rx.n)
+			need = QUIC_HDR_MAX + QUIC_CRYPTO_TAG_LEN + 8 +
+			       quic_ack_ranges_encode_max(&space->rx);
+	}
+	return min(need, room);
 }
 
 /*
@@ -604,7 +645,7 @@ static bool quic_output_datagram(struct sock *sk, u64 now, bool ack_only,
 	struct quic_crypto_pkt cpkts[QUIC_PN_SPACE_MAX] = {};
 	struct quic_tx_pkt tps[QUIC_PN_SPACE_MAX];
 	struct quic_crypto_batch batch = {};
-	unsigned int room = qs->max_datagram, n = 0, i, base, len;
+	unsigned int room = qs->max_datagram, n = 0, i, base, len, need;
 	bool has_initial = false, eliciting = false, gso = false;
 	struct sk_buff *skb = NULL;
 	u64 allowance;
@@ -629,12 +670,10 @@ static bool quic_output_datagram(struct sock *sk, u64 now, bool ack_only,
 	/*
 	 * Most calls find nothing to send (quic_output() runs after every
 	 * read and every packet received): no skb, and no train tail, for
-	 * them.
+	 * them; an ACK alone gets a small skb (quic_output_need()).
 	 */
-	for (i = 0; i < QUIC_PN_SPACE_MAX; i++)
-		if (quic_space_wants_send(sk, i))
-			break;
-	if (i == QUIC_PN_SPACE_MAX)
+	need = quic_output_need(sk, room, ack_only);
+	if (!need)
 		return false;
 
 	/* The mark it is sent with, read before quic_ecn_on_sent() below. */
@@ -644,6 +683,7 @@ static bool quic_output_datagram(struct sock *sk, u64 now, bool ack_only,
 		skb = quic_train_tail(sk, t, gso, room, ecn);
 	}
 	if (!skb) {
+		room = need;	/* an ACK alone: a small skb */
 		skb = alloc_skb(QUIC_TX_HEADROOM + room, GFP_ATOMIC);
 		if (!skb)
 			return false;

@@ -3,6 +3,11 @@
  * Slab caches of the transmit path's per-packet records (txcache.h).
  */
 
+#include <linux/gfp.h>
+#include <linux/mm.h>
+#include <linux/percpu.h>
+#include <linux/sizes.h>
+#include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -11,6 +16,92 @@
 
 static struct kmem_cache *quic_frame_cache __read_mostly;
 static struct kmem_cache *quic_sent_cache __read_mostly;
+
+/*
+ * The pages of GSO trains.  A train larger than a slab's largest object
+ * (KMALLOC_MAX_CACHE_SIZE) was a page allocation of its own (16, 32 or
+ * 64 KB), which the kernel zeroes (init_on_alloc): in a bulk profile that
+ * clear_page_erms was about a fifth of the AES-GCM encryption's samples,
+ * for memory the train overwrites.  Each CPU keeps up to
+ * QUIC_TRAIN_POOL_PAGES pages of each of the three sizes, and a train
+ * takes one whose count is down to the pool's own reference, that is,
+ * whose last skb (the train, its copy in quic_train_fit(), a receiver's
+ * pieces of it) is gone: the page is used again as it is, as
+ * skb_page_frag_refill() does with a socket's page.  The skb is built on
+ * it whole (build_skb(): the head is a page fragment of the same size as
+ * the allocation it replaces, so the train's truesize is unchanged), and
+ * frees it with a put_page(), anywhere, module or not.  Nothing else
+ * takes a reference to a page once no skb points into it, so the count
+ * seen is stable.  When every page of the size is in use, or one cannot
+ * be had, the train is alloc_skb()ed as before.  Bounded: at most
+ * QUIC_TRAIN_POOL_PAGES * 112 KB per CPU that sent trains, freed when the
+ * module goes (pages still in skbs are freed with their skb).
+ */
+#define QUIC_TRAIN_POOL_PAGES	4
+#define QUIC_TRAIN_POOL_SIZES	3	/* SZ_16K, SZ_32K, SZ_64K */
+
+struct quic_train_pool {
+	struct page	*page[QUIC_TRAIN_POOL_SIZES][QUIC_TRAIN_POOL_PAGES];
+};
+
+static DEFINE_PER_CPU(struct quic_train_pool, quic_train_pool);
+
+struct sk_buff *quic_train_skb_alloc(unsigned int size)
+{
+	unsigned int obj = SKB_HEAD_ALIGN(size), bytes = SZ_16K, i, c = 0;
+	struct page **slot, *page = NULL;
+	struct sk_buff *skb;
+
+	if (obj <= KMALLOC_MAX_CACHE_SIZE || obj > SZ_64K)
+		return alloc_skb(size, GFP_ATOMIC | __GFP_NOWARN);
+	while (bytes < obj) {
+		bytes <<= 1;
+		c++;
+	}
+	/* Bottom halves off: this CPU's pool, from process or softirq. */
+	local_bh_disable();
+	slot = this_cpu_ptr(&quic_train_pool)->page[c];
+	for (i = 0; i < QUIC_TRAIN_POOL_PAGES; i++) {
+		if (!slot[i]) {
+			/* Not from the reserves: a receiver not in memalloc
+			 * would drop every skb built on it.
+			 */
+			slot[i] = alloc_pages(GFP_ATOMIC | __GFP_COMP |
+					      __GFP_NOWARN | __GFP_NOMEMALLOC,
+					      get_order(bytes));
+			if (!slot[i])
+				break;
+		}
+		if (page_ref_count(slot[i]) == 1) {
+			page = slot[i];
+			get_page(page);		/* the skb's */
+			break;
+		}
+	}
+	local_bh_enable();
+	if (!page)
+		return alloc_skb(size, GFP_ATOMIC | __GFP_NOWARN);
+	skb = build_skb(page_address(page), bytes);
+	if (!skb)
+		put_page(page);
+	return skb;
+}
+
+static void quic_train_pool_free(void)
+{
+	struct quic_train_pool *pool;
+	int cpu, c, i;
+
+	for_each_possible_cpu(cpu) {
+		pool = per_cpu_ptr(&quic_train_pool, cpu);
+		for (c = 0; c < QUIC_TRAIN_POOL_SIZES; c++)
+			for (i = 0; i < QUIC_TRAIN_POOL_PAGES; i++) {
+				if (pool->page[c][i])
+					put_page(pool->page[c][i]);
+				pool->page[c][i] = NULL;
+			}
+	}
+}
 
 static size_t quic_frame_tx_size(u16 raw_len)
 {
@@ -92,6 +183,7 @@ int quic_txcache_init(void)
 
 void quic_txcache_exit(void)
 {
+	quic_train_pool_free();
 	kmem_cache_destroy(quic_sent_cache);
 	kmem_cache_destroy(quic_frame_cache);
 }

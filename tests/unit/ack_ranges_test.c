@@ -121,7 +121,11 @@ static int ack_frame_matches(const struct quic_ack_ranges *s)
 
 	if (!s->n)
 		return 1;
-	n = quic_ack_ranges_encode(s, buf, sizeof(buf), 7, ecn);
+	/* The bound is room enough for every range. */
+	if (quic_ack_ranges_encode_max(s) > sizeof(buf))
+		return 0;
+	n = quic_ack_ranges_encode(s, buf, quic_ack_ranges_encode_max(s), 7,
+				   ecn);
 	if (n <= 0 || quic_frame_decode(buf, n, QUIC_PKT_1RTT, true, &f,
 					&terr) != n)
 		return 0;
@@ -233,8 +237,9 @@ static void test_new_random(u64 seed)
 static void test_basics(void)
 {
 	struct quic_ack_ranges s;
+	u64 ecn[3] = { 1ULL << 40, 1ULL << 41, 1ULL << 42 };
 	struct quic_range out[4];
-	u8 buf[64];
+	u8 buf[64], big[1024];
 	int i;
 
 	tap_begin("ack_ranges: in-order packets make one range");
@@ -343,6 +348,23 @@ static void test_basics(void)
 	EXPECT_EQ(quic_ack_ranges_encode(&s, buf, 4, 3, NULL), -ENOSPC);
 	ranges_init(&s);
 	EXPECT_EQ(quic_ack_ranges_encode(&s, buf, 64, 3, NULL), -EINVAL);
+	tap_end();
+
+	tap_begin("ack_ranges: ACK frame bound, every field 8 bytes long");
+	ranges_init(&s);
+	for (i = 0; i < QUIC_ACK_RANGES_MAX; i++)
+		quic_ack_ranges_add_range(&s, QUIC_PN_MAX - i * (1ULL << 40) -
+					  (1ULL << 31),
+					  QUIC_PN_MAX - i * (1ULL << 40));
+	EXPECT_EQ(s.n, QUIC_ACK_RANGES_MAX);
+	EXPECT_EQ(quic_ack_ranges_encode(&s, big, quic_ack_ranges_encode_max(&s),
+					 1ULL << 40, ecn),
+		  (int)quic_ack_ranges_encode_max(&s));
+	EXPECT_EQ(big[17], QUIC_ACK_RANGES_MAX - 1);	/* no range left out */
+	EXPECT_EQ(quic_ack_ranges_encode(&s, big,
+					 quic_ack_ranges_encode_max(&s) - 1,
+					 1ULL << 40, ecn),
+		  (int)quic_ack_ranges_encode_max(&s) - 16);
 	tap_end();
 
 	tap_begin("ack_ranges: newly acked parts of a range");
