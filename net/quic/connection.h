@@ -121,7 +121,12 @@ struct quic_rcv_cb {
 
 #define QUIC_RCV_CB(skb)	((struct quic_rcv_cb *)&((skb)->cb[0]))
 
-/* Timer work deferred to release_cb when a user held the socket. */
+/*
+ * Bits of quic_sock.deferred (atomic bitops).  The first ones are timer
+ * work deferred to release_cb when a user held the socket, each holding a
+ * socket reference until run.  The others hold none: the receive work
+ * deferred to a reader (input.c, "Receiving in the reader's context").
+ */
 enum quic_deferred {
 	QUIC_DEFER_RETRANSMIT,
 	QUIC_DEFER_IDLE,
@@ -129,6 +134,12 @@ enum quic_deferred {
 	QUIC_DEFER_ACK,
 	QUIC_DEFER_PACE,
 	QUIC_DEFER_KEY,
+	/* Datagrams from the backlog processed, not yet answered. */
+	QUIC_DEFER_INPUT,
+	/* A reader sleeps in recvmsg(): set and cleared by it, locked. */
+	QUIC_RX_WAIT_RECV,
+	/* A poll() for POLLIN found nothing: set by it, without the lock. */
+	QUIC_RX_WAIT_POLL,
 };
 
 static inline u8 quic_space_of_level(u8 level)
@@ -194,6 +205,23 @@ bool quic_input_one(struct sock *sk, struct sk_buff *skb);
 void quic_input_done(struct sock *sk);
 int quic_listen_rcv(struct sock *sk, struct sk_buff *skb);
 int quic_backlog_rcv(struct sock *sk, struct sk_buff *skb);
+void quic_input_flush(struct sock *sk);
+
+/* Where softirq takes a datagram for a socket no user owns (input.c). */
+enum quic_rx_where {
+	QUIC_RX_HERE,	/* processed at once */
+	QUIC_RX_BEHIND,	/* to the backlog, behind what waits there */
+	QUIC_RX_WAKE,	/* to the backlog, and the reader is woken */
+};
+
+struct poll_table_struct;
+
+enum quic_rx_where quic_rx_where(struct sock *sk);
+void quic_rx_wake(struct sock *sk);
+void quic_rx_drain_bh(struct sock *sk);
+void quic_rx_wait(struct sock *sk, long *timeo);
+void quic_rx_poll_drain(struct sock *sk);
+void quic_rx_poll_wait(struct sock *sk, struct poll_table_struct *wait);
 void quic_input_hold_retry(struct sock *sk);
 
 /* output.c */

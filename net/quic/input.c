@@ -6,11 +6,14 @@
  *
  * Runs with the socket lock held: from the UDP receive path under
  * bh_lock_sock() when no user holds the socket, otherwise from the socket
- * backlog when the user releases it.  Packets that cannot be processed are
+ * backlog when the user releases it; and from the backlog in the reader's
+ * context when a reader waits (below, "Receiving in the reader's
+ * context").  Packets that cannot be processed are
  * dropped silently with a counter; protocol errors in authenticated packets
  * close the connection with the transport error the decoder reported.
  */
 
+#include <linux/poll.h>
 #include <net/sock.h>
 
 #include "frame.h"
@@ -549,8 +552,198 @@ int quic_listen_rcv(struct sock *sk, struct sk_buff *skb)
 	return quic_accept_enqueue(sk, skb);
 }
 
-/* Packets that arrived while a user held the socket. */
+/*
+ * Receiving in the reader's context.
+ *
+ * Over veth or loopback a datagram is received in the softirq its
+ * sender's transmit raises, on the sender's CPU: processed there, its
+ * decryption and frames would cost the sender's CPU, while the reader's
+ * CPU only copies the data out.  So, as kTLS decrypts in recvmsg(), a
+ * datagram for a connection whose reader waits is not processed in
+ * softirq but queued to the socket backlog, and the reader woken: it
+ * processes the backlog on its own CPU, the socket lock owned, and
+ * whatever arrives meanwhile goes to the backlog too (the socket is
+ * owned) and is processed by the same loop (__release_sock()).
+ *
+ * A reader waits in one of two ways:
+ *  - in recvmsg() (quic_rx_wait()): it sets QUIC_RX_WAIT_RECV with the
+ *    lock owned before it sleeps, and takes the lock again when woken, for
+ *    whatever reason (data, a signal, its timeout), so the backlog is
+ *    processed by that thread's release_sock() at the latest;
+ *  - in poll() (quic_rx_poll()): a poll for POLLIN that finds nothing
+ *    sets QUIC_RX_WAIT_POLL, without the lock.  A poller woken polls
+ *    again, and poll() processes the backlog first (lock_sock(),
+ *    release_sock()), so that its answer is what recvmsg() would find:
+ *    no POLLIN for a datagram that carried no stream data.  A poller may
+ *    also have gone (poll() returned for another file, epoll_wait() is
+ *    not called): so a datagram is deferred for a poller only if the
+ *    socket has a sleeper at all, and the ACK timer is pulled in to
+ *    QUIC_RX_DEFER_MAX_US, whose handler processes the backlog itself if
+ *    nobody did (quic_timer_run()).
+ * Each flag is taken by the first datagram deferred (one wake-up per
+ * wait); the datagrams after it go behind it while it waits.
+ *
+ * Order: datagrams are processed in the order they came.  While the
+ * backlog is not empty, softirq processes nothing of the connection ahead
+ * of it: datagrams go behind (QUIC_RX_BEHIND), and the timers (and the
+ * path validation timer) process the backlog first (quic_rx_drain_bh()).
+ * The backlog, as the socket's other state, is touched by softirq only
+ * under bh_lock_sock() with no user owning the socket; a user owning it
+ * always processes it in release_sock(), or in sk_flush_backlog().
+ *
+ * Nothing is stranded: only a live connection (connecting or established)
+ * defers, the flags are cleared in close(), and a backlog left with no
+ * user owning the socket is processed by a reader taking the lock (the
+ * recvmsg() case), by poll(), or by the ACK timer at the latest.  Its
+ * memory is bounded as any backlog's (udp.c: the receive and send buffer
+ * sizes; beyond, QUIC_DROP_BACKLOG).
+ *
+ * The datagrams of a train in the backlog are answered together, as in
+ * softirq (udp.c): QUIC_INPUT_CB(skb)->more marks those that have more of
+ * their train behind them, and QUIC_DEFER_INPUT that an answer is due
+ * (quic_input_flush(): at the train's end, and from release_cb()).
+ */
+
+/* How long datagrams deferred for a poller may wait for it. */
+#define QUIC_RX_DEFER_MAX_US	1000
+
+/* Is anyone on the socket's wait queue (a poller, an epoll set)? */
+static bool quic_rx_sleeper(struct sock *sk)
+{
+	bool ret;
+
+	rcu_read_lock();
+	ret = skwq_has_sleeper(rcu_dereference(sk->sk_wq));
+	rcu_read_unlock();
+	return ret;
+}
+
+/*
+ * Wake the reader a datagram was left to.  Not a "sync" wake-up as data's
+ * (sock_def_readable()): the sender's CPU is not about to sleep, and the
+ * point is that the reader runs on its own.
+ */
+void quic_rx_wake(struct sock *sk)
+{
+	struct socket_wq *wq;
+
+	rcu_read_lock();
+	wq = rcu_dereference(sk->sk_wq);
+	if (skwq_has_sleeper(wq))
+		wake_up_interruptible_poll(&wq->wait, EPOLLIN | EPOLLRDNORM);
+	rcu_read_unlock();
+}
+
+/*
+ * Softirq, bh_lock_sock() held and no user owning @sk: may a datagram be
+ * processed here, or must it go to the backlog, for the reader?
+ */
+enum quic_rx_where quic_rx_where(struct sock *sk)
+{
+	struct quic_sock *qs = quic_sk(sk);
+
+	if (sk->sk_backlog.tail)
+		return QUIC_RX_BEHIND;
+	if (!(READ_ONCE(qs->deferred) &
+	      (BIT(QUIC_RX_WAIT_RECV) | BIT(QUIC_RX_WAIT_POLL))) ||
+	    (sk->sk_state != QUIC_SS_ESTABLISHED &&
+	     sk->sk_state != QUIC_SS_CONNECTING))
+		return QUIC_RX_HERE;
+	if (test_and_clear_bit(QUIC_RX_WAIT_RECV, &qs->deferred))
+		return QUIC_RX_WAKE;
+	if (test_and_clear_bit(QUIC_RX_WAIT_POLL, &qs->deferred) &&
+	    quic_rx_sleeper(sk)) {
+		quic_timer_ack(sk, quic_now() + QUIC_RX_DEFER_MAX_US);
+		return QUIC_RX_WAKE;
+	}
+	return QUIC_RX_HERE;
+}
+
+/* The answer to the datagrams processed from the backlog, if one is due. */
+void quic_input_flush(struct sock *sk)
+{
+	if (test_and_clear_bit(QUIC_DEFER_INPUT, &quic_sk(sk)->deferred))
+		quic_input_done(sk);
+}
+
+/*
+ * A datagram from the backlog: one that arrived while a user held the
+ * socket, or one deferred to the reader.
+ */
 int quic_backlog_rcv(struct sock *sk, struct sk_buff *skb)
 {
-	return quic_input(sk, skb);
+	bool more = QUIC_INPUT_CB(skb)->more;
+
+	if (sk->sk_state == QUIC_SS_LISTENING)
+		return quic_listen_rcv(sk, skb);
+	if (quic_input_one(sk, skb))
+		set_bit(QUIC_DEFER_INPUT, &quic_sk(sk)->deferred);
+	if (!more)
+		quic_input_flush(sk);
+	return 0;
+}
+
+/*
+ * Softirq, bh_lock_sock() held and no user owning @sk: process what waits
+ * in the backlog (for a reader that did not come), before anything newer.
+ */
+void quic_rx_drain_bh(struct sock *sk)
+{
+	struct sk_buff *skb = sk->sk_backlog.head, *next;
+
+	if (!skb)
+		return;
+	sk->sk_backlog.head = NULL;
+	sk->sk_backlog.tail = NULL;
+	sk->sk_backlog.len = 0;
+	for (; skb; skb = next) {
+		next = skb->next;
+		skb_mark_not_on_list(skb);
+		quic_backlog_rcv(sk, skb);
+	}
+	quic_input_flush(sk);
+}
+
+/*
+ * recvmsg() waits for something to read, the lock owned (released while
+ * it sleeps): datagrams that come meanwhile are left to it.
+ */
+void quic_rx_wait(struct sock *sk, long *timeo)
+{
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	struct quic_sock *qs = quic_sk(sk);
+
+	add_wait_queue(sk_sleep(sk), &wait);
+	sk_set_bit(SOCKWQ_ASYNC_WAITDATA, sk);
+	set_bit(QUIC_RX_WAIT_RECV, &qs->deferred);
+	sk_wait_event(sk, timeo,
+		      !skb_queue_empty_lockless(&sk->sk_receive_queue) ||
+		      !list_empty(&qs->streams.read_list) ||
+		      READ_ONCE(sk->sk_backlog.tail), &wait);
+	clear_bit(QUIC_RX_WAIT_RECV, &qs->deferred);
+	sk_clear_bit(SOCKWQ_ASYNC_WAITDATA, sk);
+	remove_wait_queue(sk_sleep(sk), &wait);
+}
+
+/*
+ * poll(), before its answer: the datagrams deferred to the reader are
+ * processed, unless a user owns the socket (its release_sock() does, and
+ * what that makes readable wakes the poller again).  Without the lock.
+ */
+void quic_rx_poll_drain(struct sock *sk)
+{
+	if (READ_ONCE(sk->sk_backlog.tail) && !sock_owned_by_user_nocheck(sk)) {
+		lock_sock(sk);
+		release_sock(sk);
+	}
+}
+
+/*
+ * poll() found nothing to read for a caller asking for POLLIN, who may
+ * sleep on it: the next datagram is left to it.  Without the lock.
+ */
+void quic_rx_poll_wait(struct sock *sk, struct poll_table_struct *wait)
+{
+	if (wait && (poll_requested_events(wait) & (EPOLLIN | EPOLLRDNORM)))
+		set_bit(QUIC_RX_WAIT_POLL, &quic_sk(sk)->deferred);
 }

@@ -202,6 +202,10 @@ static void quic_path_timer(struct timer_list *t)
 		sk_reset_timer(sk, &p->timer, jiffies + 1);
 		goto out;
 	}
+	/* What came before, first (input.c); it may end the validation. */
+	quic_rx_drain_bh(sk);
+	if (sk->sk_state != QUIC_SS_ESTABLISHED || !p->validating)
+		goto out;
 	if (quic_now() >= p->abandon_at || p->tries >= QUIC_PATH_MAX_TRIES) {
 		/* §9.3.2: the new path failed; back to the one we left. */
 		p->validating = false;

@@ -323,12 +323,35 @@ int quic_sock_init(struct sock *sk)
 	return dst_cache_init(&qs->dst_cache, GFP_KERNEL);
 }
 
+/*
+ * The backlog is empty by now: a closed socket defers nothing, and every
+ * release_sock() processed it (input.c).  Should that ever not hold, its
+ * datagrams are freed rather than lost with the socket.
+ */
+static void quic_rx_backlog_purge(struct sock *sk)
+{
+	struct sk_buff *skb, *next;
+
+	spin_lock_bh(&sk->sk_lock.slock);
+	skb = sk->sk_backlog.head;
+	sk->sk_backlog.head = NULL;
+	sk->sk_backlog.tail = NULL;
+	sk->sk_backlog.len = 0;
+	spin_unlock_bh(&sk->sk_lock.slock);
+	for (; skb; skb = next) {
+		next = skb->next;
+		skb_mark_not_on_list(skb);
+		kfree_skb(skb);
+	}
+}
+
 void quic_sock_destroy(struct sock *sk)
 {
 	struct quic_sock *qs = quic_sk(sk);
 
 	quic_proc_del(sk);
 	quic_conn_free(sk);
+	quic_rx_backlog_purge(sk);
 	quic_datagram_free(sk);
 	dst_cache_destroy(&qs->dst_cache);
 	skb_queue_purge(&qs->hold_queue);
@@ -353,6 +376,9 @@ void quic_sock_close(struct sock *sk, long timeout)
 	struct quic_sock *qs = quic_sk(sk);
 
 	lock_sock(sk);
+	/* No reader any more: nothing is left for one (input.c). */
+	clear_bit(QUIC_RX_WAIT_RECV, &qs->deferred);
+	clear_bit(QUIC_RX_WAIT_POLL, &qs->deferred);
 	if (sk->sk_state == QUIC_SS_LISTENING && qs->udp)
 		quic_udp_set_listener(qs->udp, sk, false);
 	/*
@@ -676,6 +702,8 @@ int quic_sock_recvmsg(struct sock *sk, struct msghdr *msg, size_t len,
 	lock_sock(sk);
 	timeo = sock_rcvtimeo(sk, flags & MSG_DONTWAIT);
 	for (;;) {
+		/* What was left to the reader, first (input.c). */
+		sk_flush_backlog(sk);
 		skb = skb_peek(&sk->sk_receive_queue);
 		if (skb && quic_rcv_close_event(skb) &&
 		    quic_early_data_stream_readable(sk))
@@ -693,7 +721,7 @@ int quic_sock_recvmsg(struct sock *sk, struct msghdr *msg, size_t len,
 		err = -EAGAIN;
 		if (!timeo)
 			goto out;
-		sk_wait_data(sk, &timeo, NULL);
+		quic_rx_wait(sk, &timeo);
 		err = sock_intr_errno(timeo);
 		if (signal_pending(current))
 			goto out;
@@ -1039,10 +1067,13 @@ __poll_t quic_inet_poll(struct file *file, struct socket *sock,
 			struct poll_table_struct *wait)
 {
 	struct sock *sk = sock->sk;
-	int state = inet_sk_state_load(sk);
 	__poll_t mask = 0;
+	int state;
 
 	sock_poll_wait(file, sock, wait);
+	/* What was left to the reader is processed first (input.c). */
+	quic_rx_poll_drain(sk);
+	state = inet_sk_state_load(sk);
 
 	if (state == QUIC_SS_LISTENING)
 		return skb_queue_empty_lockless(&quic_sk(sk)->accept_queue) ?
@@ -1052,6 +1083,8 @@ __poll_t quic_inet_poll(struct file *file, struct socket *sock,
 		mask |= EPOLLERR;
 	if (quic_rcv_ready(sk))
 		mask |= EPOLLIN | EPOLLRDNORM;
+	else if (state == QUIC_SS_CONNECTING || state == QUIC_SS_ESTABLISHED)
+		quic_rx_poll_wait(sk, wait);	/* the next datagram is ours */
 	if (state == QUIC_SS_CLOSED && qs_never_connected(sk))
 		return mask | EPOLLHUP;
 	if (state == QUIC_SS_CONNECTING ||

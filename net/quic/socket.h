@@ -223,6 +223,11 @@ struct quic_input_cb {
 	 * that skb's memory, and is charged only its share of it.
 	 */
 	u8			train:1;
+	/*
+	 * In the backlog: more datagrams of the same train follow, and are
+	 * answered with it (quic_backlog_rcv()).
+	 */
+	u8			more:1;
 	__be16			local_port;	/* and port (path.c) */
 };
 

@@ -876,6 +876,8 @@ int quic_do_getsockopt(struct sock *sk, int optname, sockptr_t optval,
 	if (len < 0)
 		return -EINVAL;
 	lock_sock(sk);
+	/* Datagrams left to a reader count as received (input.c). */
+	sk_flush_backlog(sk);
 	err = quic_getsockopt_quic(sk, optname, optval, optlen, len);
 	release_sock(sk);
 	return err;

@@ -208,6 +208,8 @@ static void quic_close_fire(struct sock *sk)
  * handler already started, which may get the lock only once the
  * connection's state is freed.  The state became QUIC_SS_CLOSED under the
  * socket lock before that, so this check, under the same lock, sees it.
+ * Datagrams left in the backlog for a reader are processed first, as they
+ * came before (input.c): an ACK there may make a loss timer moot.
  */
 static void quic_timer_run(struct sock *sk, void (*fn)(struct sock *sk),
 			   enum quic_deferred bit)
@@ -215,9 +217,10 @@ static void quic_timer_run(struct sock *sk, void (*fn)(struct sock *sk),
 	bh_lock_sock(sk);
 	if (sk->sk_state == QUIC_SS_CLOSED)
 		goto out;
-	if (!sock_owned_by_user(sk))
+	if (!sock_owned_by_user(sk)) {
+		quic_rx_drain_bh(sk);
 		fn(sk);
-	else if (!test_and_set_bit(bit, &quic_sk(sk)->deferred))
+	} else if (!test_and_set_bit(bit, &quic_sk(sk)->deferred))
 		sock_hold(sk);	/* dropped by quic_release_cb() */
 out:
 	bh_unlock_sock(sk);
@@ -397,6 +400,8 @@ void quic_release_cb(struct sock *sk)
 {
 	struct quic_sock *qs = quic_sk(sk);
 
+	/* The backlog was just processed (input.c). */
+	quic_input_flush(sk);
 	if (test_and_clear_bit(QUIC_DEFER_RETRANSMIT, &qs->deferred)) {
 		quic_retransmit_fire(sk);
 		__sock_put(sk);

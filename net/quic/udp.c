@@ -82,6 +82,7 @@ static void quic_udp_input_cb(struct sk_buff *skb)
 static void quic_udp_deliver(struct quic_udp_sock *us, struct sock *usk,
 			     struct sk_buff *skb)
 {
+	enum quic_rx_where where;
 	struct quic_invariant inv;
 	struct sock *sk = NULL;
 
@@ -121,18 +122,22 @@ static void quic_udp_deliver(struct quic_udp_sock *us, struct sock *usk,
 		goto drop;
 
 	/*
-	 * The backlog holds what arrives while a user holds the socket; as in
-	 * TCP it may take a receive and a send buffer's worth, since ACKs for
-	 * what we send come in with the data.
+	 * The backlog holds what arrives while a user holds the socket, and
+	 * what is left to a waiting reader (input.c); as in TCP it may take a
+	 * receive and a send buffer's worth, since ACKs for what we send come
+	 * in with the data.
 	 */
 	bh_lock_sock(sk);
-	if (!sock_owned_by_user(sk)) {
+	where = sock_owned_by_user(sk) ? QUIC_RX_BEHIND : quic_rx_where(sk);
+	if (where == QUIC_RX_HERE) {
 		quic_input(sk, skb);
 	} else if (sk_add_backlog(sk, skb, READ_ONCE(sk->sk_rcvbuf) +
 					  READ_ONCE(sk->sk_sndbuf))) {
 		QUIC_DROP(sk, BACKLOG);
 		kfree_skb(skb);
 	}
+	if (where == QUIC_RX_WAKE)
+		quic_rx_wake(sk);
 	bh_unlock_sock(sk);
 	sock_put(sk);
 	return;
@@ -149,8 +154,10 @@ drop:
  */
 struct quic_udp_batch {
 	struct sock	*sk;		/* locked, with a reference */
-	bool		direct;		/* no user held it: processed here */
+	bool		direct;		/* processed here, not in the backlog */
 	bool		done;		/* quic_input_done() is due */
+	bool		wake;		/* the reader is woken at the end */
+	struct sk_buff	*last;		/* the last one put in the backlog */
 };
 
 static void quic_udp_batch_end(struct quic_udp_batch *b)
@@ -161,6 +168,11 @@ static void quic_udp_batch_end(struct quic_udp_batch *b)
 		return;
 	if (b->done)
 		quic_input_done(sk);
+	/* The train ends here: answered after this one (input.c). */
+	if (b->last)
+		QUIC_INPUT_CB(b->last)->more = 0;
+	if (b->wake)
+		quic_rx_wake(sk);
 	bh_unlock_sock(sk);
 	sock_put(sk);
 	b->sk = NULL;
@@ -201,21 +213,36 @@ static void quic_udp_batch_rcv(struct quic_udp_batch *b,
 		return;
 	}
 	if (sk != b->sk) {
+		enum quic_rx_where where;
+
 		quic_udp_batch_end(b);
 		bh_lock_sock(sk);
+		where = sock_owned_by_user(sk) ? QUIC_RX_BEHIND :
+						 quic_rx_where(sk);
 		b->sk = sk;
-		b->direct = !sock_owned_by_user(sk);
+		b->direct = where == QUIC_RX_HERE;
+		b->wake = where == QUIC_RX_WAKE;
 		b->done = false;
+		b->last = NULL;
 	} else {
 		sock_put(sk);	/* the batch holds one */
 	}
 	if (b->direct) {
 		b->done |= quic_input_one(sk, d);
-	} else if (sk_add_backlog(sk, d, READ_ONCE(sk->sk_rcvbuf) +
-				  READ_ONCE(sk->sk_sndbuf))) {
+		return;
+	}
+	/*
+	 * The backlog is not processed before the batch unlocks the socket,
+	 * so the last datagram put there can still be marked as the end.
+	 */
+	QUIC_INPUT_CB(d)->more = 1;
+	if (sk_add_backlog(sk, d, READ_ONCE(sk->sk_rcvbuf) +
+			   READ_ONCE(sk->sk_sndbuf))) {
 		QUIC_DROP(sk, BACKLOG);
 		kfree_skb(d);
+		return;
 	}
+	b->last = d;
 }
 
 /*
