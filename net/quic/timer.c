@@ -220,8 +220,9 @@ static void quic_timer_run(struct sock *sk, void (*fn)(struct sock *sk),
 	if (!sock_owned_by_user(sk)) {
 		quic_rx_drain_bh(sk);
 		fn(sk);
-	} else if (!test_and_set_bit(bit, &quic_sk(sk)->deferred))
+	} else if (!test_and_set_bit(bit, &quic_sk(sk)->deferred)) {
 		sock_hold(sk);	/* dropped by quic_release_cb() */
+	}
 out:
 	bh_unlock_sock(sk);
 	sock_put(sk);		/* the timer's reference */
