@@ -699,6 +699,7 @@ void quic_rx_drain_bh(struct sock *sk)
 	for (; skb; skb = next) {
 		next = skb->next;
 		skb_mark_not_on_list(skb);
+		QUIC_INC_STATS(RX_LATE, 1);
 		quic_backlog_rcv(sk, skb);
 	}
 	quic_input_flush(sk);

@@ -312,6 +312,8 @@ enum quic_stat {
 	QUIC_STAT_GSO_SEGS,	/* the datagrams in them (output.c) */
 	QUIC_STAT_GRO_TRAINS,	/* UDP GSO skbs received whole (udp.c) */
 	QUIC_STAT_GRO_SEGS,	/* the datagrams in them */
+	QUIC_STAT_RX_DEFERRED,	/* datagrams left to a reader (input.c) */
+	QUIC_STAT_RX_LATE,	/* of them, processed by a timer instead */
 	QUIC_STAT_MAX,
 };
 

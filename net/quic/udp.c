@@ -135,6 +135,8 @@ static void quic_udp_deliver(struct quic_udp_sock *us, struct sock *usk,
 					  READ_ONCE(sk->sk_sndbuf))) {
 		QUIC_DROP(sk, BACKLOG);
 		kfree_skb(skb);
+	} else if (!sock_owned_by_user(sk)) {
+		QUIC_INC_STATS(RX_DEFERRED, 1);
 	}
 	if (where == QUIC_RX_WAKE)
 		quic_rx_wake(sk);
@@ -243,6 +245,8 @@ static void quic_udp_batch_rcv(struct quic_udp_batch *b,
 		return;
 	}
 	b->last = d;
+	if (!sock_owned_by_user(sk))
+		QUIC_INC_STATS(RX_DEFERRED, 1);
 }
 
 /*
