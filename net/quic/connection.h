@@ -216,7 +216,7 @@ enum quic_rx_where {
 
 struct poll_table_struct;
 
-enum quic_rx_where quic_rx_where(struct sock *sk);
+enum quic_rx_where quic_rx_where(struct sock *sk, bool train);
 void quic_rx_wake(struct sock *sk);
 void quic_rx_drain_bh(struct sock *sk);
 void quic_rx_wait(struct sock *sk, long *timeo);

@@ -558,12 +558,17 @@ int quic_listen_rcv(struct sock *sk, struct sk_buff *skb)
  * Over veth or loopback a datagram is received in the softirq its
  * sender's transmit raises, on the sender's CPU: processed there, its
  * decryption and frames would cost the sender's CPU, while the reader's
- * CPU only copies the data out.  So, as kTLS decrypts in recvmsg(), a
- * datagram for a connection whose reader waits is not processed in
- * softirq but queued to the socket backlog, and the reader woken: it
- * processes the backlog on its own CPU, the socket lock owned, and
- * whatever arrives meanwhile goes to the backlog too (the socket is
- * owned) and is processed by the same loop (__release_sock()).
+ * CPU only copies the data out.  So, as kTLS decrypts in recvmsg(), the
+ * datagrams of a train (a UDP GSO skb received whole, udp.c: how a local
+ * sender's bulk data comes) for a connection whose reader waits are not
+ * processed in softirq but queued to the socket backlog, and the reader
+ * woken: it processes the backlog on its own CPU, the socket lock owned,
+ * and whatever arrives meanwhile goes to the backlog too (the socket is
+ * owned) and is processed by the same loop (__release_sock()).  A lone
+ * datagram (a request, an ACK; and any datagram from a NIC, which
+ * receives on a CPU of its own anyway) is processed in softirq as
+ * before: nothing would overlap with its processing, which would only
+ * come after the reader's wake-up instead of before it.
  *
  * A reader waits in one of two ways:
  *  - in recvmsg() (quic_rx_wait()): it sets QUIC_RX_WAIT_RECV with the
@@ -635,16 +640,17 @@ void quic_rx_wake(struct sock *sk)
 }
 
 /*
- * Softirq, bh_lock_sock() held and no user owning @sk: may a datagram be
- * processed here, or must it go to the backlog, for the reader?
+ * Softirq, bh_lock_sock() held and no user owning @sk: may a datagram (of
+ * a @train) be processed here, or must it go to the backlog, for the
+ * reader?
  */
-enum quic_rx_where quic_rx_where(struct sock *sk)
+enum quic_rx_where quic_rx_where(struct sock *sk, bool train)
 {
 	struct quic_sock *qs = quic_sk(sk);
 
 	if (sk->sk_backlog.tail)
 		return QUIC_RX_BEHIND;
-	if (!(READ_ONCE(qs->deferred) &
+	if (!train || !(READ_ONCE(qs->deferred) &
 	      (BIT(QUIC_RX_WAIT_RECV) | BIT(QUIC_RX_WAIT_POLL))) ||
 	    (sk->sk_state != QUIC_SS_ESTABLISHED &&
 	     sk->sk_state != QUIC_SS_CONNECTING))

@@ -128,7 +128,8 @@ static void quic_udp_deliver(struct quic_udp_sock *us, struct sock *usk,
 	 * in with the data.
 	 */
 	bh_lock_sock(sk);
-	where = sock_owned_by_user(sk) ? QUIC_RX_BEHIND : quic_rx_where(sk);
+	where = sock_owned_by_user(sk) ? QUIC_RX_BEHIND :
+					 quic_rx_where(sk, false);
 	if (where == QUIC_RX_HERE) {
 		quic_input(sk, skb);
 	} else if (sk_add_backlog(sk, skb, READ_ONCE(sk->sk_rcvbuf) +
@@ -220,7 +221,7 @@ static void quic_udp_batch_rcv(struct quic_udp_batch *b,
 		quic_udp_batch_end(b);
 		bh_lock_sock(sk);
 		where = sock_owned_by_user(sk) ? QUIC_RX_BEHIND :
-						 quic_rx_where(sk);
+						 quic_rx_where(sk, true);
 		b->sk = sk;
 		b->direct = where == QUIC_RX_HERE;
 		b->wake = where == QUIC_RX_WAKE;
