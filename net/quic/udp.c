@@ -33,6 +33,13 @@
 #include "socket.h"
 #include "udp.h"
 
+/*
+ * Trains this long are left to a waiting reader (input.c): a bulk
+ * sender's, not a 4 KiB request's (3 datagrams at MTU 1500), whose
+ * processing would only move after the reader's wake-up.
+ */
+#define QUIC_RX_DEFER_MIN_SEGS	4
+
 /* The tunnel socket's receive queue limit (see quic_udp_sock_create()). */
 #define QUIC_UDP_RCVBUF		(2 * 1024 * 1024)
 
@@ -161,6 +168,7 @@ struct quic_udp_batch {
 	bool		done;		/* quic_input_done() is due */
 	bool		wake;		/* the reader is woken at the end */
 	struct sk_buff	*last;		/* the last one put in the backlog */
+	bool		long_train;	/* one a waiting reader may take */
 };
 
 static void quic_udp_batch_end(struct quic_udp_batch *b)
@@ -221,7 +229,7 @@ static void quic_udp_batch_rcv(struct quic_udp_batch *b,
 		quic_udp_batch_end(b);
 		bh_lock_sock(sk);
 		where = sock_owned_by_user(sk) ? QUIC_RX_BEHIND :
-						 quic_rx_where(sk, true);
+						 quic_rx_where(sk, b->long_train);
 		b->sk = sk;
 		b->direct = where == QUIC_RX_HERE;
 		b->wake = where == QUIC_RX_WAKE;
@@ -276,6 +284,7 @@ static void quic_udp_rcv_train(struct quic_udp_sock *us, struct sock *usk,
 	segs = DIV_ROUND_UP(skb->len, seg);
 	if (segs > QUIC_GSO_MAX_SEGS)
 		goto drop;
+	b.long_train = segs >= QUIC_RX_DEFER_MIN_SEGS;
 	QUIC_INC_STATS(GRO_TRAINS, 1);
 	QUIC_INC_STATS(GRO_SEGS, segs);
 	/* The clones are plain datagrams; the shared info is ours now. */
