@@ -559,16 +559,18 @@ int quic_listen_rcv(struct sock *sk, struct sk_buff *skb)
  * sender's transmit raises, on the sender's CPU: processed there, its
  * decryption and frames would cost the sender's CPU, while the reader's
  * CPU only copies the data out.  So, as kTLS decrypts in recvmsg(), the
- * datagrams of a train (a UDP GSO skb received whole, udp.c: how a local
- * sender's bulk data comes) for a connection whose reader waits are not
- * processed in softirq but queued to the socket backlog, and the reader
+ * datagrams of a long train (a UDP GSO skb received whole, udp.c: how a
+ * local sender's bulk data comes; QUIC_RX_DEFER_MIN_SEGS datagrams or
+ * more) for a connection whose reader waits are not processed in softirq
+ * but queued to the socket backlog, and the reader
  * woken: it processes the backlog on its own CPU, the socket lock owned,
  * and whatever arrives meanwhile goes to the backlog too (the socket is
  * owned) and is processed by the same loop (__release_sock()).  A lone
- * datagram (a request, an ACK; and any datagram from a NIC, which
- * receives on a CPU of its own anyway) is processed in softirq as
- * before: nothing would overlap with its processing, which would only
- * come after the reader's wake-up instead of before it.
+ * datagram or a short train (a request, an ACK; and any datagram from a
+ * NIC, which receives on a CPU of its own anyway) is processed in softirq
+ * as before: nothing would overlap with its processing, which would only
+ * come after the reader's wake-up instead of before it (RR with 4 KiB
+ * messages, trains of 3, went 0.67x when they were left to the reader).
  *
  * A reader waits in one of two ways:
  *  - in recvmsg() (quic_rx_wait()): it sets QUIC_RX_WAIT_RECV with the
