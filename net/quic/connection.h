@@ -218,6 +218,7 @@ struct poll_table_struct;
 
 enum quic_rx_where quic_rx_where(struct sock *sk, bool train);
 void quic_rx_wake(struct sock *sk);
+struct sk_buff *quic_rx_backlog_detach(struct sock *sk);
 void quic_rx_drain_bh(struct sock *sk);
 void quic_rx_wait(struct sock *sk, long *timeo);
 void quic_rx_poll_drain(struct sock *sk);

@@ -692,18 +692,29 @@ int quic_backlog_rcv(struct sock *sk, struct sk_buff *skb)
 }
 
 /*
+ * The whole backlog, taken off the socket as a list, for its caller to
+ * process or free; sk_lock.slock held (bh_lock_sock() or spin_lock_bh()).
+ */
+struct sk_buff *quic_rx_backlog_detach(struct sock *sk)
+{
+	struct sk_buff *skb = sk->sk_backlog.head;
+
+	sk->sk_backlog.head = NULL;
+	sk->sk_backlog.tail = NULL;
+	sk->sk_backlog.len = 0;
+	return skb;
+}
+
+/*
  * Softirq, bh_lock_sock() held and no user owning @sk: process what waits
  * in the backlog (for a reader that did not come), before anything newer.
  */
 void quic_rx_drain_bh(struct sock *sk)
 {
-	struct sk_buff *skb = sk->sk_backlog.head, *next;
+	struct sk_buff *skb = quic_rx_backlog_detach(sk), *next;
 
 	if (!skb)
 		return;
-	sk->sk_backlog.head = NULL;
-	sk->sk_backlog.tail = NULL;
-	sk->sk_backlog.len = 0;
 	for (; skb; skb = next) {
 		next = skb->next;
 		skb_mark_not_on_list(skb);

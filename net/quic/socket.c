@@ -333,10 +333,7 @@ static void quic_rx_backlog_purge(struct sock *sk)
 	struct sk_buff *skb, *next;
 
 	spin_lock_bh(&sk->sk_lock.slock);
-	skb = sk->sk_backlog.head;
-	sk->sk_backlog.head = NULL;
-	sk->sk_backlog.tail = NULL;
-	sk->sk_backlog.len = 0;
+	skb = quic_rx_backlog_detach(sk);
 	spin_unlock_bh(&sk->sk_lock.slock);
 	for (; skb; skb = next) {
 		next = skb->next;
