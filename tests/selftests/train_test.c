@@ -6,7 +6,9 @@
  * whole to the kernel's tunnel socket, which takes it apart itself.  The
  * good packets of a train are acknowledged; a bad datagram anywhere in it
  * (a forged tag, garbage, a long header) is dropped alone, and the forged
- * packet is never acknowledged; a train of 64 datagrams is taken whole.
+ * packet is never acknowledged; a train of 64 datagrams is taken whole;
+ * a train for a connection whose reader sleeps in recvmsg() is left to
+ * that reader, and acknowledged.
  * (PING packets: the crafted peer sends no transport parameters, so the
  * client has no streams to receive on.)
  */
@@ -15,6 +17,8 @@
 #include "../hostile/procfs.h"
 
 #include <netinet/udp.h>
+#include <pthread.h>
+#include <sys/syscall.h>
 
 #ifndef UDP_SEGMENT
 #define UDP_SEGMENT	103
@@ -192,10 +196,94 @@ out:
 	peer_close(&p);
 }
 
+/* A reader blocked in recvmsg() on the kernel socket, and its thread id. */
+struct blocked_reader {
+	int fd;
+	volatile pid_t tid;
+};
+
+static void *reader_main(void *arg)
+{
+	struct blocked_reader *r = arg;
+	char c;
+
+	r->tid = syscall(SYS_gettid);
+	/* Nothing is ever readable: it returns at SO_RCVTIMEO. */
+	(void)!recv(r->fd, &c, 1, 0);
+	return NULL;
+}
+
+/* Is thread @tid asleep ('S' in /proc/self/task/TID/stat)? */
+static int thread_sleeping(pid_t tid)
+{
+	char path[64], buf[256], *p;
+	FILE *f;
+	int ret = 0;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fgets(buf, sizeof(buf), f)) {
+		p = strrchr(buf, ')');
+		ret = p && p[1] == ' ' && p[2] == 'S';
+	}
+	fclose(f);
+	return ret;
+}
+
+/*
+ * A train for a connection whose reader sleeps in recvmsg() is left to
+ * that reader (input.c, "Receiving in the reader's context"): counted in
+ * rx_deferred, processed in the reader's context, and every datagram is
+ * still acknowledged.
+ */
+static void test_train_to_reader(int family)
+{
+	static struct train t;
+	struct blocked_reader r = { .tid = 0 };
+	struct timeval tv = { .tv_sec = 2 * WAIT_MS / 1000 };
+	long deferred = hp_stat("rx_deferred");
+	long long deadline;
+	const size_t seg = 1000;
+	pthread_t th;
+	uint64_t pn0;
+	struct peer p;
+	struct kpkt k;
+	int i;
+
+	if (train_open(&p, &t, family, seg, 16, &pn0))
+		goto out;
+	for (i = 0; i < 16; i++)
+		CHECK_OK(train_add_ping(&p, &t, pn0 + i, seg, 0));
+	r.fd = p.kfd;
+	CHECK_OK(setsockopt(p.kfd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)));
+	if (tap_failed_checks)
+		goto out;
+	CHECK_OK(pthread_create(&th, NULL, reader_main, &r));
+	/* Sent once the reader sleeps, not after a guess at how long. */
+	deadline = now_ms() + WAIT_MS;
+	while (now_ms() < deadline && !(r.tid && thread_sleeping(r.tid)))
+		usleep(10000);
+	CHECK(r.tid && thread_sleeping(r.tid));
+	CHECK_OK(train_send(&p, &t));
+	CHECK_OK(wait_ack(&p, pn0 + 15, &k));
+	for (i = 0; i < 16; i++)
+		CHECK(cr_ack_covers(&k.ack, pn0 + i));
+	printf("# rx_deferred +%ld\n", hp_stat("rx_deferred") - deferred);
+	CHECK(hp_stat("rx_deferred") >= deferred + 16);
+	pthread_join(th, NULL);
+	check_clean(&p);
+out:
+	peer_close(&p);
+}
+
 static const struct conn_test tests[] = {
 	{ "train: a forged, a garbage and a long-header datagram drop alone",
 	  test_bad_in_train, FAM_BOTH },
 	{ "train: 64 datagrams, all acknowledged", test_full_train, FAM_BOTH },
+	{ "train: left to a reader asleep in recvmsg(), all acknowledged",
+	  test_train_to_reader, FAM_BOTH },
 };
 
 int main(void)
