@@ -23,7 +23,8 @@
  *  1. hands the datagram to its connection if accept() created it
  *     meanwhile, or to the listener already chosen for its Destination
  *     Connection ID (a decision, remembered QUIC_DISPATCH_DECISION_TIME
- *     and at most QUIC_DISPATCH_DECIDED of them);
+ *     and at most QUIC_DISPATCH_DECIDED of them); or drops it if that
+ *     listener accepted the connection and it is gone (below);
  *  2. otherwise derives the Initial keys of the DCID (crypto.c), removes
  *     header protection from a copy and decrypts it: forgeries go no
  *     further; the CRYPTO frames' data is reassembled (reasm.c) into the
@@ -43,6 +44,20 @@
  *     CONNECTION_REFUSED, which the client sees in an Initial packet, then
  *     goes through its closing period like any closed connection
  *     (connections_refused in /proc/net/quic_stats).
+ *
+ * A client's Initial may wait here longer than its connection lives: the
+ * work item decrypts the Initials of every new connection one after the
+ * other, so with a few hundred at once (or a slow host) it runs seconds
+ * behind, long enough for the client to send its Initial again (its PTO),
+ * and for the connection to be accepted, to finish and to close before
+ * that copy is looked at.  Queued again on the listener it would make a
+ * second connection, which accept() hands out and whose handshake can
+ * only fail.  So accept() marks the decision of the connection it made
+ * (quic_dispatch_accepted()), and an Initial of a marked decision whose
+ * connection is not in the table (looked up again, under the mutex,
+ * after the mark was seen) is dropped: drop_dispatch_stale.  A copy that
+ * comes after its decision was forgotten (QUIC_DISPATCH_DECISION_TIME,
+ * or QUIC_DISPATCH_DECIDED newer ones) is taken as a new connection.
  *
  * A ClientHello whose ALPN extension cannot be read (none, malformed, or
  * not within the first QUIC_DISPATCH_HELLO_MAX bytes) goes to the default
@@ -77,6 +92,7 @@ struct quic_dispatch_conn {
 	struct quic_cid		dcid;
 	unsigned long		expires;	/* jiffies */
 	struct sock		*lsk;		/* decided: a reference, or NULL */
+	bool			accepted;	/* decided, and accept() made it */
 	/* While assembling: */
 	struct sk_buff_head	skbs;		/* each with a pending slot */
 	struct quic_crypto_ctx	crypto;		/* Initial keys of the DCID */
@@ -415,6 +431,29 @@ drop:
 	quic_dispatch_drop(us, skb);
 }
 
+/*
+ * If accept() made the connection of @dcid meanwhile, hand it @skb (whose
+ * slot goes back) and say so.  Consumes @skb then.
+ */
+static bool quic_dispatch_to_conn(struct quic_udp_sock *us,
+				  const struct quic_cid *dcid,
+				  struct sk_buff *skb)
+{
+	struct sock *sk;
+
+	rcu_read_lock();
+	sk = quic_cid_lookup(us->net, dcid->data, dcid->len);
+	rcu_read_unlock();
+	if (!sk)
+		return false;
+	quic_pending_put(us);
+	lock_sock(sk);
+	quic_input(sk, skb);
+	release_sock(sk);
+	sock_put(sk);
+	return true;
+}
+
 /* One Initial of a connection unknown when it arrived.  Consumes @skb. */
 static void quic_dispatch_one(struct quic_udp_sock *us, struct sk_buff *skb)
 {
@@ -426,22 +465,24 @@ static void quic_dispatch_one(struct quic_udp_sock *us, struct sk_buff *skb)
 
 	if (quic_hdr_parse(skb->data, skb->len, QUIC_SCID_LEN, &hdr))
 		goto drop;
-	rcu_read_lock();
-	sk = quic_cid_lookup(us->net, hdr.dcid.data, hdr.dcid.len);
-	rcu_read_unlock();
-	if (sk) {
-		/* accept() made its connection meanwhile. */
-		quic_pending_put(us);
-		lock_sock(sk);
-		quic_input(sk, skb);
-		release_sock(sk);
-		sock_put(sk);
+	if (quic_dispatch_to_conn(us, &hdr.dcid, skb))
 		return;
-	}
 
 	mutex_lock(&d->lock);
 	quic_dispatch_expire(us);
 	c = quic_dispatch_find(d, &hdr.dcid);
+	if (c && c->accepted) {
+		/*
+		 * Accepted, and not in the table when looked up above: gone,
+		 * unless the lookup came just before accept() added it; the
+		 * mark comes after that, so a second lookup tells.
+		 */
+		mutex_unlock(&d->lock);
+		if (quic_dispatch_to_conn(us, &hdr.dcid, skb))
+			return;
+		QUIC_DROP(us->sock->sk, DISPATCH_STALE);
+		goto drop;
+	}
 	if (c && c->lsk) {
 		sk = c->lsk;
 		sock_hold(sk);
@@ -608,6 +649,24 @@ bool quic_dispatch_stop(struct quic_dispatch *d)
 }
 
 /* The listener @lsk has left: its decisions go. */
+/*
+ * accept() on @lsk made the connection whose client's first Initial had
+ * @dcid, and it is in the connection ID table: later copies of that
+ * Initial that find it gone are stale (see the top of this file).
+ * Process context, no socket lock held.
+ */
+void quic_dispatch_accepted(struct quic_dispatch *d, struct sock *lsk,
+			    const struct quic_cid *dcid)
+{
+	struct quic_dispatch_conn *c;
+
+	mutex_lock(&d->lock);
+	c = quic_dispatch_find(d, dcid);
+	if (c && c->lsk == lsk)
+		c->accepted = true;
+	mutex_unlock(&d->lock);
+}
+
 void quic_dispatch_forget(struct quic_dispatch *d, struct sock *lsk)
 {
 	struct quic_udp_sock *us = quic_dispatch_udp(d);

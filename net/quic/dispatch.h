@@ -12,8 +12,9 @@
  *  - the dispatcher's queue is an sk_buff_head used with its own spinlock
  *    (softirq adds, the work item takes);
  *  - its connections (assemblies and decisions) are protected by @lock, a
- *    mutex taken only by the work item and by a listener leaving; nothing
- *    takes a socket lock while holding it.
+ *    mutex taken only by the work item, by accept() (marking a decision)
+ *    and by a listener leaving; nothing takes a socket lock while holding
+ *    it, and nobody takes it while holding one.
  */
 
 #ifndef _NET_QUIC_DISPATCH_H
@@ -25,6 +26,7 @@
 #include <linux/uidgid.h>
 #include <linux/workqueue.h>
 
+struct quic_cid;
 struct quic_udp_sock;
 struct sock;
 
@@ -51,6 +53,8 @@ struct quic_dispatch {
 void quic_dispatch_init(struct quic_dispatch *d);
 bool quic_dispatch_stop(struct quic_dispatch *d);
 void quic_dispatch_forget(struct quic_dispatch *d, struct sock *lsk);
+void quic_dispatch_accepted(struct quic_dispatch *d, struct sock *lsk,
+			    const struct quic_cid *dcid);
 void quic_dispatch_rcv(struct quic_udp_sock *us, struct sk_buff *skb);
 int quic_dispatch_listen(struct quic_udp_sock *us, struct sock *sk,
 			 struct list_head *listeners);

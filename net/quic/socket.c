@@ -40,6 +40,7 @@ const char *const quic_drop_names[QUIC_DROP_MAX] = {
 	[QUIC_DROP_PATH]	= "path",
 	[QUIC_DROP_TRAIN]	= "train",
 	[QUIC_DROP_CSUM]	= "checksum",
+	[QUIC_DROP_DISPATCH_STALE] = "dispatch_stale",
 };
 
 /*
@@ -921,13 +922,16 @@ static struct sk_buff *quic_accept_wait(struct sock *sk, long *timeo)
  * Initial was queued (a retransmission, or the next datagram of a long
  * ClientHello): with a reference, or NULL.
  */
-static struct sock *quic_accept_owner(struct sock *sk, struct sk_buff *skb)
+static struct sock *quic_accept_owner(struct sock *sk, struct sk_buff *skb,
+				      struct quic_cid *dcid)
 {
 	struct quic_hdr hdr;
 	struct sock *owner;
 
+	dcid->len = 0;
 	if (quic_hdr_parse(skb->data, skb->len, QUIC_SCID_LEN, &hdr))
 		return NULL;
+	*dcid = hdr.dcid;
 	rcu_read_lock();
 	owner = quic_cid_lookup(sock_net(sk), hdr.dcid.data, hdr.dcid.len);
 	rcu_read_unlock();
@@ -976,6 +980,7 @@ int quic_inet_accept(struct socket *sock, struct socket *newsock,
 		     struct proto_accept_arg *arg)
 {
 	struct sock *sk = sock->sk, *owner, *newsk;
+	struct quic_cid dcid;
 	struct sk_buff *skb;
 	long timeo;
 
@@ -987,7 +992,7 @@ int quic_inet_accept(struct socket *sock, struct socket *newsock,
 			release_sock(sk);
 			return PTR_ERR(skb);
 		}
-		owner = quic_accept_owner(sk, skb);
+		owner = quic_accept_owner(sk, skb, &dcid);
 		if (!owner) {
 			newsk = quic_accept_sock(sk, newsock, arg->kern);
 			if (IS_ERR(newsk)) {
@@ -998,6 +1003,9 @@ int quic_inet_accept(struct socket *sock, struct socket *newsock,
 			}
 			quic_early_data_accepting(sk, skb);
 			if (!quic_accept_one(sk, newsk, skb, newsock)) {
+				/* Copies of its Initial still to come are stale. */
+				quic_dispatch_accepted(&quic_sk(sk)->udp->dispatch,
+						       sk, &dcid);
 				if (quic_accept_alive(sk, newsk))
 					return 0;
 				/* The client gave up first: wait for another. */

@@ -257,6 +257,7 @@ enum quic_drop_reason {
 	QUIC_DROP_PATH,		/* from a peer address refused (path.c) */
 	QUIC_DROP_TRAIN,	/* a UDP GSO skb not taken apart (udp.c) */
 	QUIC_DROP_CSUM,		/* a bad UDP checksum (udp.c) */
+	QUIC_DROP_DISPATCH_STALE, /* an Initial of a connection gone */
 	QUIC_DROP_MAX,
 };
 

@@ -929,6 +929,76 @@ static void test_hello_two_datagrams(int family)
 	close(ufd);
 }
 
+/* Does a connection with the peer port @port show in /proc/net/quic? */
+static int conn_of_peer_port(int port)
+{
+	static struct hp_conn conns[256];
+	int n = hp_conns_read(conns, 256), i;
+
+	for (i = 0; i < n; i++)
+		if (hp_port(conns[i].remote) == port)
+			return 1;
+	return 0;
+}
+
+/*
+ * A copy of a client's Initial that reaches the dispatcher after its
+ * connection was accepted and is gone (a retransmission that waited
+ * behind hundreds of other connections' Initials) makes no second
+ * connection: it is dropped (drop_dispatch_stale).  The connection made
+ * again would be handed to accept(), and its handshake could only fail.
+ */
+static void test_stale_initial(int family)
+{
+	int port = free_port(family), smb, h3, ufd, fd = -1, uport = -1;
+	long before = hp_stat("drop_dispatch_stale");
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	uint8_t dcid[8];
+	long long end;
+
+	smb = listener(family, ip_of(family), port, "smb", 0);
+	h3 = listener(family, ip_of(family), port, "h3", 0);
+	ufd = udp_to(family, ip_of(family), port);
+	CHECK(smb >= 0 && h3 >= 0 && ufd >= 0);
+	if (ufd >= 0 && !getsockname(ufd, (struct sockaddr *)&ss, &len))
+		uport = ntohs(family == AF_INET ?
+			      ((struct sockaddr_in *)&ss)->sin_port :
+			      ((struct sockaddr_in6 *)&ss)->sin6_port);
+	fcntl(smb, F_SETFL, O_NONBLOCK);
+	fcntl(h3, F_SETFL, O_NONBLOCK);
+	CHECK(getrandom(dcid, 8, 0) == 8);
+	CHECK_OK(send_initial(ufd, dcid, 0, "h3", NULL, 0));
+	end = now_ms() + 10000;
+	while (fd < 0 && now_ms() < end) {
+		fd = accept(h3, NULL, NULL);
+		if (fd < 0)
+			sleep_ms(20);
+	}
+	CHECK(fd >= 0);
+	CHECK(conn_of_peer_port(uport));
+	if (fd >= 0)
+		close(fd);
+	/* Its closing period over, the connection is gone. */
+	end = now_ms() + 8000;
+	while (conn_of_peer_port(uport) && now_ms() < end)
+		sleep_ms(20);
+	CHECK(!conn_of_peer_port(uport));
+	/* The same Initial again, as the client's PTO would send it. */
+	CHECK_OK(send_initial(ufd, dcid, 1, "h3", NULL, 0));
+	end = now_ms() + 5000;
+	while (hp_stat("drop_dispatch_stale") == before && now_ms() < end)
+		sleep_ms(20);
+	printf("# drop_dispatch_stale +%ld\n",
+	       hp_stat("drop_dispatch_stale") - before);
+	CHECK(hp_stat("drop_dispatch_stale") == before + 1);
+	CHECK_ERR(accept(h3, NULL, NULL), EAGAIN);
+	CHECK_ERR(accept(smb, NULL, NULL), EAGAIN);
+	close(smb);
+	close(h3);
+	close(ufd);
+}
+
 static void test_dead_plain(int family)
 {
 	dead_before_accept(family, NULL);
@@ -1016,6 +1086,8 @@ static const struct conn_test tests[] = {
 	{ "two network namespaces, one port each", test_netns, 0 },
 	{ "ClientHello across two datagrams, out of order",
 	  test_hello_two_datagrams, FAM_BOTH },
+	{ "ALPN dispatch: a stale copy of an accepted Initial makes no connection",
+	  test_stale_initial, FAM_BOTH },
 	{ "client closed before accept(): dropped, next accepted",
 	  test_dead_plain, FAM_BOTH },
 	{ "client closed before accept(), ALPN dispatch: dropped",
