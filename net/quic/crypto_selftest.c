@@ -141,10 +141,22 @@ static int quic_st_batch(struct quic_crypto_ctx *ctx,
 
 	init_completion(&w.done);
 	batch.data = &w;
+	/*
+	 * Where the caller asks whether the batch went async, bottom halves
+	 * (and so preemption) are off while it is submitted: cryptd finishes
+	 * a request in a work item of this CPU, which then cannot run before
+	 * the last packet is in.  Otherwise that work item may finish them
+	 * all first, and the batch end without -EINPROGRESS: on a debug
+	 * kernel, preempted between two packets, it did.
+	 */
+	if (async)
+		local_bh_disable();
 	err = enc ? quic_crypto_encrypt_batch(ctx, &batch) :
 		    quic_crypto_decrypt_batch(ctx, &batch);
-	if (async)
+	if (async) {
+		local_bh_enable();
 		*async = err == -EINPROGRESS;
+	}
 	if (err == -EINPROGRESS) {
 		/* The batch lives on this stack: it must finish first. */
 		wait_for_completion(&w.done);
