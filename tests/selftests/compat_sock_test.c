@@ -581,7 +581,11 @@ static long long small_writes(int family, int nodelay)
 
 /*
  * Small writes are coalesced while earlier data is unacknowledged, unless
- * stream_data_nodelay is set: far fewer packets for the same writes.
+ * stream_data_nodelay is set: far fewer packets for the same writes.  How
+ * many fewer depends on how many writes come within a round trip, which
+ * is timing: 4.5x on the normal kernel, 3.3x on the debug kernel (KASAN,
+ * lockdep); so the test asks for half, which Nagle misses only if few
+ * writes ever share a packet.
  */
 static void test_nodelay_packets(int family)
 {
@@ -591,7 +595,7 @@ static void test_nodelay_packets(int family)
 	printf("# %d writes of %d bytes: %lld packets coalesced, %lld with nodelay\n",
 	       SMALL_WRITES, SMALL_LEN, nagle, nodelay);
 	CHECK(nagle > 0 && nodelay >= SMALL_WRITES / 2);
-	CHECK(nagle * 4 <= nodelay);
+	CHECK(nagle * 2 <= nodelay);
 }
 
 #define ROUNDS	40
