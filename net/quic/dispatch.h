@@ -12,9 +12,9 @@
  *  - the dispatcher's queue is an sk_buff_head used with its own spinlock
  *    (softirq adds, the work item takes);
  *  - its connections (assemblies and decisions) are protected by @lock, a
- *    mutex taken only by the work item, by accept() (marking a decision)
- *    and by a listener leaving; nothing takes a socket lock while holding
- *    it, and nobody takes it while holding one.
+ *    mutex taken only by the work item, by accept() (marking a decision,
+ *    no socket lock held) and by a listener leaving (its socket lock
+ *    held); nothing takes a socket lock while holding it.
  */
 
 #ifndef _NET_QUIC_DISPATCH_H
