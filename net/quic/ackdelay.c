@@ -180,12 +180,28 @@ void quic_ack_on_sent(struct quic_ack_timing *at, u64 largest_acked)
 	at->has_acked = true;
 }
 
-void quic_ack_on_sent_packet(struct quic_ack_timing *at, bool data)
+void quic_ack_on_sent_packet(struct quic_ack_timing *at, bool data, u64 now)
 {
 	/* Only an ACK of ack-eliciting packets says whether answers carry them. */
-	if (at->acked_eliciting)
+	if (at->acked_eliciting) {
 		at->pingpong = data;
-	at->acked_eliciting = false;
+		at->acked_alone = !data;
+		at->acked_eliciting = false;
+		return;
+	}
+	/*
+	 * An answer that came after its ACK went alone (the timer's, or more
+	 * than QUIC_ACK_PINGPONG_MAX packets): still request/response if it
+	 * leaves within max_ack_delay of the last packet received.  Without
+	 * this a single late answer (a loaded host) ended the mode until an
+	 * answer happened to carry an ACK again, and with every message then
+	 * acknowledged at once, alone, none did.
+	 */
+	if (data && at->acked_alone) {
+		at->acked_alone = false;
+		if (at->has_largest && now - at->largest_rx_time <= at->max_ack_delay)
+			at->pingpong = true;
+	}
 }
 
 bool quic_ack_due(const struct quic_ack_timing *at, u64 now)

@@ -47,7 +47,9 @@
  *       ends the mode until the next answer carries one.  Nothing else
  *       changes: out-of-order, CE and IMMEDIATE_ACK packets are
  *       acknowledged at once, and a peer that sent ACK_FREQUENCY gets
- *       exactly the threshold it asked for.
+ *       exactly the threshold it asked for.  An answer that leaves after
+ *       its ACK went alone, within max_ack_delay of the last packet
+ *       received, enters the mode again: the answer was only late.
  *
  * Not done: the "no ACK for over an RTT" hint of ack-frequency §6.1.
  */
@@ -103,6 +105,7 @@ struct quic_ack_timing {
 	bool immediate;		/* an ACK is due now */
 	bool last_ce;		/* previous packet was CE marked */
 	bool pingpong;		/* our answers carry our ACKs (see above) */
+	bool acked_alone;	/* our last ACK of some went without data */
 };
 
 void quic_ack_timing_init(struct quic_ack_timing *at, enum quic_pn_space space,
@@ -118,10 +121,19 @@ enum quic_ack_action quic_ack_on_packet(struct quic_ack_timing *at,
 /* TX path: an ACK frame with this Largest Acknowledged was sent. */
 void quic_ack_on_sent(struct quic_ack_timing *at, u64 largest_acked);
 /*
- * TX path, after quic_ack_on_sent(): the packet that carried the ACK also
- * carries application data (@data: STREAM or DATAGRAM frames), or not.
+ * TX path, for a packet of the space sent at @now: it carries application
+ * data (@data: STREAM or DATAGRAM frames), or not.  Called after
+ * quic_ack_on_sent() if it carries an ACK frame; needed only while
+ * quic_ack_watch_data() holds.
  */
-void quic_ack_on_sent_packet(struct quic_ack_timing *at, bool data);
+void quic_ack_on_sent_packet(struct quic_ack_timing *at, bool data, u64 now);
+
+/* Does quic_ack_on_sent_packet() need to know of the next packet? */
+static inline bool quic_ack_watch_data(const struct quic_ack_timing *at)
+{
+	return at->acked_eliciting || at->acked_alone;
+}
+
 /* Should an ACK go out now (immediate, or the delay timer has expired)? */
 bool quic_ack_due(const struct quic_ack_timing *at, u64 now);
 /*

@@ -336,9 +336,10 @@ static bool quic_build_packet(struct sock *sk, struct sk_buff *skb, u8 id,
 	if (wr.p == p + hlen)
 		return false;		/* nothing fitted */
 	/* ackdelay.h: does an answer carry our ACKs (request/response)? */
-	if (tp->acked != QUIC_PN_NONE)
+	if (quic_ack_watch_data(&space->ack))
 		quic_ack_on_sent_packet(&space->ack,
-					quic_frames_carry_data(&tp->frames));
+					quic_frames_carry_data(&tp->frames),
+					now);
 
 	/* The header protection sample needs 4 bytes after the PN start. */
 	while (wr.p - (p + hlen) + hdr->pn_len < 4)

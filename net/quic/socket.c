@@ -1097,8 +1097,17 @@ __poll_t quic_inet_poll(struct file *file, struct socket *sock,
 		return mask | EPOLLOUT | EPOLLWRNORM;
 	if (state == QUIC_SS_ESTABLISHED &&
 	    !(READ_ONCE(sk->sk_shutdown) & SEND_SHUTDOWN)) {
-		if (sk->sk_socket)
+		if (sk->sk_socket) {
 			set_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
+			/*
+			 * Send buffer freed after the test above, before the
+			 * bit was set, woke nobody (quic_stream_free_acked()
+			 * wakes only on the bit): look again, as tcp_poll().
+			 */
+			smp_mb__after_atomic();
+			if (quic_streams_writable(sk))
+				mask |= EPOLLOUT | EPOLLWRNORM;
+		}
 		return mask;
 	}
 	/*

@@ -164,6 +164,9 @@ static __poll_t quic_stream_file_poll(struct file *file,
 	if ((file->f_mode & FMODE_WRITE) &&
 	    (!live || quic_stream_send_ready(sk, sf->id)))
 		mask |= EPOLLOUT | EPOLLWRNORM;
+	else if ((file->f_mode & FMODE_WRITE) && sk->sk_socket)
+		/* Freed send buffer wakes us (quic_stream_free_acked()). */
+		set_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
 	release_sock(sk);
 	return mask;
 }

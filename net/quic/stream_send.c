@@ -752,7 +752,15 @@ enum quic_retx_result quic_stream_fill_retx(struct sock *sk,
 	return QUIC_RETX_PART;
 }
 
-/* Free the send buffer below the acknowledged prefix. */
+/*
+ * Free the send buffer below the acknowledged prefix.  Writers are woken
+ * only if one found the buffer full (SOCK_NOSPACE: quic_stream_wait(),
+ * poll()), as TCP does (tcp_check_space()): the socket's one wait queue
+ * also holds a reader blocked in recvmsg(), whose entry takes any wake-up,
+ * and in request/response the ACK of a request comes with its answer:
+ * the reader woke on the ACK, before the answer's data was in, and spun
+ * on the socket's lock while the softirq went on with the datagrams.
+ */
 static void quic_stream_free_acked(struct sock *sk, struct quic_stream *s)
 {
 	struct sk_buff *skb;
@@ -763,7 +771,8 @@ static void quic_stream_free_acked(struct sock *sk, struct quic_stream *s)
 		quic_send_skb_free(sk, s, skb);
 		freed = true;
 	}
-	if (freed)
+	if (freed && sk->sk_socket &&
+	    test_and_clear_bit(SOCK_NOSPACE, &sk->sk_socket->flags))
 		sk->sk_write_space(sk);
 }
 

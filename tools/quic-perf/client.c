@@ -148,7 +148,8 @@ static int run_rr(int fd, const struct perf_opts *o, struct result *r)
 	int ret = -1;
 
 	if (!buf || !msg || hello(fd, o, "rr") ||
-	    getsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_STREAM_OPEN, &si, &sl) < 0)
+	    getsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_STREAM_OPEN, &si, &sl) < 0 ||
+	    perf_recv_timeout(fd, 30000))
 		goto out;
 	perf_fill(msg, o->len);
 	perf_progress_init(&pg, o);
@@ -164,13 +165,11 @@ static int run_rr(int fd, const struct perf_opts *o, struct result *r)
 			int64_t sid = 0;
 			ssize_t n;
 
-			if (perf_wait_readable(fd, 30000) <= 0) {
-				errno = ETIMEDOUT;
-				goto err;
-			}
 			n = quic_recvmsg(fd, buf, bsz, &sid, &flags);
 			if (n < 0 && errno == EINTR)
 				continue;
+			if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+				errno = ETIMEDOUT;
 			if (n <= 0)
 				goto err;
 			if (sid == si.stream_id)
@@ -182,6 +181,8 @@ static int run_rr(int fd, const struct perf_opts *o, struct result *r)
 	r->secs = perf_now() - t0;
 	r->count = count;
 	r->bytes = count * o->len;
+	if (perf_recv_timeout(fd, 0))
+		goto err;
 	ret = stats(fd, &ctl, r);
 	goto out;
 err:

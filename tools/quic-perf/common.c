@@ -12,6 +12,8 @@
 #include <string.h>
 #include <time.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/time.h>
 #include <gnutls/crypto.h>
 #include <gnutls/x509.h>
 #include <netinet/quic.h>
@@ -324,6 +326,19 @@ double perf_kv_double(const char *line, const char *key, double def)
 	char v[32];
 
 	return perf_kv(line, key, v, sizeof(v)) ? def : strtod(v, NULL);
+}
+
+/*
+ * Blocking reads of @fd give up after @ms with EAGAIN (0: never), as RR's
+ * loops read without poll(): one system call a read, as ktls_perf's
+ * recv() has, instead of poll() and recvmsg().
+ */
+int perf_recv_timeout(int fd, int ms)
+{
+	struct timeval tv = { .tv_sec = ms / 1000,
+			      .tv_usec = (ms % 1000) * 1000 };
+
+	return setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 }
 
 /* 1 readable, 0 timeout, -1 error */

@@ -61,6 +61,7 @@ int perf_kv(const char *line, const char *key, char *val, size_t len);
 uint64_t perf_kv_u64(const char *line, const char *key, uint64_t def);
 double perf_kv_double(const char *line, const char *key, double def);
 int perf_wait_readable(int fd, int ms);
+int perf_recv_timeout(int fd, int ms);
 int perf_set_config(int fd, const struct perf_opts *o);
 void perf_fill(uint8_t *buf, size_t len);
 

@@ -47,7 +47,7 @@ static int serve_rr(int fd, size_t len, struct perf_ctl *ctl)
 	uint64_t acc = 0, count = 0;
 	int ret = -1;
 
-	if (!buf || !out)
+	if (!buf || !out || perf_recv_timeout(fd, 30000))
 		goto out;
 	perf_fill(out, len);
 	for (;;) {
@@ -55,8 +55,6 @@ static int serve_rr(int fd, size_t len, struct perf_ctl *ctl)
 		int64_t sid = 0;
 		ssize_t n;
 
-		if (perf_wait_readable(fd, 30000) <= 0)
-			goto out;
 		n = quic_recvmsg(fd, buf, len > 65536 ? len : 65536, &sid, &flags);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -73,7 +71,7 @@ static int serve_rr(int fd, size_t len, struct perf_ctl *ctl)
 			if (perf_send(fd, out, len, sid, 0))
 				goto out;
 	}
-	ret = reply(fd, count * len, count);
+	ret = perf_recv_timeout(fd, 0) ? -1 : reply(fd, count * len, count);
 out:
 	free(buf);
 	free(out);

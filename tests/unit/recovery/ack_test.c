@@ -356,7 +356,7 @@ static void ack_delay_measured_from_largest(void)
 static void rx_ack_in(struct rx *r, bool data)
 {
 	rx_ack(r);
-	quic_ack_on_sent_packet(&r->at, data);
+	quic_ack_on_sent_packet(&r->at, data, r->at.largest_rx_time);
 }
 
 /* An answer (a packet with data) carries the ACK of packets 0 and 1. */
@@ -409,6 +409,39 @@ static void pingpong_ends_with_an_ack_alone(void)
 		rx_pkt(&r, 3, true, T0 + 2 * MS);
 		EXPECT_EQ(rx_pkt(&r, 4, true, T0 + 2 * MS),
 			  eliciting ? QUIC_ACK_NOW : QUIC_ACK_DELAYED);
+	}
+}
+
+/*
+ * An answer after its ACK went alone, within max_ack_delay of the last
+ * packet received, enters the mode again; a later one, or a packet
+ * without data, does not.
+ */
+static void pingpong_again_after_a_late_answer(void)
+{
+	static const u64 late[] = { 0, MAD, MAD + 1 };
+	unsigned int i;
+	struct rx r;
+
+	for (i = 0; i < 3; i++) {
+		rx_pingpong(&r);
+		rx_pkt(&r, 2, true, T0 + MS);
+		rx_pkt(&r, 3, true, T0 + MS);
+		rx_ack_in(&r, false);		/* the timer's ACK */
+		EXPECT(!r.at.pingpong);
+		quic_ack_on_sent_packet(&r.at, false, T0 + MS);	/* no data */
+		EXPECT(!r.at.pingpong);
+		/* the answer, without an ACK frame */
+		quic_ack_on_sent_packet(&r.at, true, T0 + MS + late[i]);
+		EXPECT_EQ(r.at.pingpong, i < 2);
+		rx_pkt(&r, 4, true, T0 + 2 * MAD);
+		EXPECT_EQ(rx_pkt(&r, 5, true, T0 + 2 * MAD),
+			  i < 2 ? QUIC_ACK_DELAYED : QUIC_ACK_NOW);
+		/* only the first answer after the ACK alone counts */
+		if (i == 2) {
+			quic_ack_on_sent_packet(&r.at, true, T0 + 2 * MAD);
+			EXPECT(!r.at.pingpong);
+		}
 	}
 }
 
@@ -491,6 +524,7 @@ static const struct rt_case cases[] = {
 	RT_CASE(ack_delay_measured_from_largest),
 	RT_CASE(pingpong_waits_for_the_answer),
 	RT_CASE(pingpong_ends_with_an_ack_alone),
+	RT_CASE(pingpong_again_after_a_late_answer),
 	RT_CASE(pingpong_not_entered_without_data),
 	RT_CASE(pingpong_keeps_immediate_rules),
 	RT_CASE(pingpong_not_with_ack_frequency),
