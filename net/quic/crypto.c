@@ -45,12 +45,6 @@
 /* Enough for a packet spread over the head and every frag of an skb. */
 #define QUIC_CRYPTO_MAX_SG	(MAX_SKB_FRAGS + 2)
 #define QUIC_CRYPTO_SG_DEPTH	4	/* nested frag_list levels we walk */
-/*
- * A packet's plaintext when its stream data is elsewhere (pkt->gap_*): the
- * header and frames before the data, the data in a send-buffer skb (at most
- * two pages for a datagram) and the frames after it.
- */
-#define QUIC_CRYPTO_SRC_SG	6
 #define QUIC_CRYPTO_AEAD_IV_MAX	16	/* ccm(aes) wants 16 */
 
 /* 2^21.5, RFC 9001 §6.6 and §B.2 */
@@ -113,7 +107,6 @@ struct quic_crypto_slot {
 	unsigned int			nsg;
 	u8				iv[QUIC_CRYPTO_AEAD_IV_MAX];
 	struct scatterlist		sg[QUIC_CRYPTO_MAX_SG];
-	struct scatterlist		src[QUIC_CRYPTO_SRC_SG];	/* tx, gap */
 	struct aead_request		req;	/* last: tfm context follows */
 };
 
@@ -977,53 +970,6 @@ static void quic_crypto_done(void *data, int err)
 }
 
 /*
- * The plaintext of a packet whose stream data was left out of it
- * (pkt->gap_*, output.c): the skb up to the data, the data in its
- * send-buffer skb, the skb after it up to the tag, in s->src.  The AEAD
- * reads it from there and writes the packet (s->sg): the data is not
- * copied into the packet first.  The AAD, the header, is the same bytes in
- * both.  If s->src is too short for it, the data is copied in and the
- * packet protected in place.  Returns the source list, or NULL on error.
- */
-static struct scatterlist *quic_crypto_src_sg(struct quic_crypto_slot *s,
-					      const struct quic_crypto_pkt *pkt)
-{
-	unsigned int at = pkt->gap_off, after = at + pkt->gap_len;
-	unsigned int end = pkt->off + pkt->len - QUIC_CRYPTO_TAG_LEN;
-	struct sk_buff *skb = pkt->skb;
-	int a, b, c, n;
-
-	a = quic_crypto_sg_count(skb, pkt->off, at - pkt->off, 0);
-	b = quic_crypto_sg_count(pkt->gap_skb, pkt->gap_skb_off, pkt->gap_len,
-				 0);
-	c = after < end ? quic_crypto_sg_count(skb, after, end - after, 0) : 0;
-	if (a <= 0 || b <= 0 || c < 0 || a + b + c > QUIC_CRYPTO_SRC_SG) {
-		if (after > skb_headlen(skb) ||
-		    skb_copy_bits(pkt->gap_skb, pkt->gap_skb_off,
-				  skb->data + at, pkt->gap_len))
-			return NULL;
-		return s->sg;
-	}
-	sg_init_table(s->src, a + b + c);
-	n = skb_to_sgvec_nomark(skb, s->src, pkt->off, at - pkt->off);
-	if (n <= 0)
-		return NULL;
-	a = skb_to_sgvec_nomark(pkt->gap_skb, s->src + n, pkt->gap_skb_off,
-				pkt->gap_len);
-	if (a <= 0)
-		return NULL;
-	n += a;
-	if (after < end) {
-		a = skb_to_sgvec_nomark(skb, s->src + n, after, end - after);
-		if (a <= 0)
-			return NULL;
-		n += a;
-	}
-	sg_mark_end(&s->src[n - 1]);
-	return s->src;
-}
-
-/*
  * Submit one packet.  Returns an error if it was not submitted; otherwise 0,
  * the result arriving in pkt->err through quic_crypto_complete().
  */
@@ -1033,7 +979,6 @@ static int quic_crypto_submit(struct quic_crypto_ctx *ctx,
 			      struct quic_crypto_pkt *pkt)
 {
 	bool enc = batch->encrypt;
-	struct scatterlist *src;
 	struct quic_crypto_dir *dir;
 	struct quic_crypto_key *k;
 	struct quic_crypto *c;
@@ -1060,11 +1005,6 @@ static int quic_crypto_submit(struct quic_crypto_ctx *ctx,
 	    pkt->len < hlen + QUIC_CRYPTO_TAG_LEN ||
 	    pkt->off + pkt->len > pkt->skb->len)
 		return -EINVAL;
-	if (pkt->gap_len &&
-	    (!enc || !pkt->gap_skb || pkt->gap_off < pkt->off + hlen ||
-	     pkt->gap_off + pkt->gap_len >
-	     pkt->off + pkt->len - QUIC_CRYPTO_TAG_LEN))
-		return -EINVAL;
 	/* Fail closed once a limit is reached: these keys must not be used. */
 	if (enc && (u64)atomic64_read(&k->packets) >= dir->cipher->conf_limit)
 		return -EKEYEXPIRED;
@@ -1078,12 +1018,6 @@ static int quic_crypto_submit(struct quic_crypto_ctx *ctx,
 	nsg = skb_to_sgvec(pkt->skb, s->sg, pkt->off, pkt->len);
 	if (nsg < 0)
 		return nsg;
-	src = s->sg;
-	if (pkt->gap_len) {
-		src = quic_crypto_src_sg(s, pkt);
-		if (!src)
-			return -EINVAL;
-	}
 
 	s->nsg = nsg;
 	s->batch = batch;
@@ -1095,7 +1029,7 @@ static int quic_crypto_submit(struct quic_crypto_ctx *ctx,
 	aead_request_set_callback(&s->req, CRYPTO_TFM_REQ_MAY_BACKLOG,
 				  quic_crypto_done, s);
 	aead_request_set_ad(&s->req, hlen);
-	aead_request_set_crypt(&s->req, src, s->sg,
+	aead_request_set_crypt(&s->req, s->sg, s->sg,
 			       pkt->len - hlen -
 			       (enc ? QUIC_CRYPTO_TAG_LEN : 0), s->iv);
 

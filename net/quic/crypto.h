@@ -174,15 +174,6 @@ struct quic_crypto_pkt {
 	u8		key;		/* enum quic_crypto_key_role, rx only */
 	u64		pn;
 	int		err;		/* result: 0, -EBADMSG, -ENOKEY, ... */
-	/*
-	 * tx: @gap_len bytes at @gap_off of the skb (after the header) are
-	 * not there but at @gap_skb_off in @gap_skb; they are encrypted from
-	 * there into the skb.  0: none.
-	 */
-	unsigned int	gap_off;
-	unsigned int	gap_len;
-	unsigned int	gap_skb_off;
-	struct sk_buff	*gap_skb;
 };
 
 /*

@@ -644,101 +644,6 @@ out:
 	kfree(ctx);
 }
 
-/*
- * An skb holding @len bytes of @data after @lead bytes of junk in its head:
- * in the head with @nfrags 0, else cut into @nfrags page frags at odd
- * offsets, so that AES blocks straddle them.
- */
-static struct sk_buff *quic_st_gap_src(const u8 *data, unsigned int len,
-				       unsigned int lead, unsigned int nfrags)
-{
-	struct sk_buff *skb = alloc_skb(lead + (nfrags ? 0 : len), GFP_KERNEL);
-	unsigned int i, off = 0, n;
-	struct page *page;
-
-	if (!skb)
-		return NULL;
-	memset(skb_put(skb, lead), 0xee, lead);
-	if (!nfrags)
-		skb_put_data(skb, data, len);
-	for (i = 0; i < nfrags; i++) {
-		n = i + 1 < nfrags ? len / nfrags + i : len - off;
-		page = alloc_page(GFP_KERNEL);
-		if (!page) {
-			kfree_skb(skb);
-			return NULL;
-		}
-		memcpy(page_address(page) + 2 * i + 1, data + off, n);
-		skb_add_rx_frag(skb, i, page, 2 * i + 1, n, PAGE_SIZE);
-		off += n;
-	}
-	return skb;
-}
-
-/*
- * Stream data left out of a packet (output.c, pkt->gap_*): encrypted from
- * another skb into the packet, with frames before and after it, the packet
- * must come out as the same packet protected in place: from a linear skb,
- * from two page frags, and from seven (more than the source list takes:
- * copied into the packet, then protected in place).
- */
-static void quic_st_gap(struct quic_ktap *ktap)
-{
-	static const unsigned int frags[] = { 0, 2, 7 };
-	unsigned int plen = 1200, at = 21, glen = 1003, lead = 5, i, c;
-	struct sk_buff *ref, *skb, *src;
-	struct quic_crypto_ctx *ctx;
-	struct quic_crypto_pkt pkt;
-	u8 *payload;
-	u16 pn_off;
-	int err;
-
-	ctx = kmalloc(sizeof(*ctx), GFP_KERNEL);
-	payload = kmalloc(plen, GFP_KERNEL);
-	if (!ctx || !payload)
-		goto out;
-	get_random_bytes(payload, plen);
-	for (i = 0; i < ARRAY_SIZE(quic_st_ciphers); i++) {
-		quic_crypto_ctx_init(ctx);
-		err = quic_crypto_set_fixed_keys(ctx, QUIC_CRYPTO_APP,
-						 quic_st_ciphers[i].type);
-		for (c = 0; c < ARRAY_SIZE(frags); c++) {
-			ref = quic_st_packet(false, 0, 9, 2, payload, plen,
-					     &pn_off);
-			skb = quic_st_packet(false, 0, 9, 2, payload, plen,
-					     &pn_off);
-			src = quic_st_gap_src(payload + at, glen, lead,
-					      frags[c]);
-			if (ref && skb && src && !err) {
-				memset(skb->data + pn_off + 2 + at, 0x5a, glen);
-				pkt = (struct quic_crypto_pkt){
-					.skb = skb, .len = skb->len,
-					.pn_off = pn_off, .pn_len = 2,
-					.level = QUIC_CRYPTO_APP, .pn = 9,
-					.gap_off = pn_off + 2 + at,
-					.gap_len = glen, .gap_skb = src,
-					.gap_skb_off = lead,
-				};
-				err = quic_st_protect(ctx, ref, QUIC_CRYPTO_APP,
-						      pn_off, 2, 9) ?:
-				      quic_st_batch(ctx, &pkt, 1, true, NULL) ?:
-				      pkt.err;
-			}
-			quic_ktap_check(ktap, ref && skb && src && !err &&
-					!memcmp(skb->data, ref->data, ref->len),
-					"%s: stream data encrypted from %u page frags of another skb, as in place",
-					quic_st_ciphers[i].name, frags[c]);
-			kfree_skb(ref);
-			kfree_skb(skb);
-			kfree_skb(src);
-		}
-		quic_crypto_ctx_free(ctx);
-	}
-out:
-	kfree(payload);
-	kfree(ctx);
-}
-
 /* A packet must hold a full sample 4 bytes after the packet number. */
 static void quic_st_short_sample(struct quic_ktap *ktap)
 {
@@ -1630,7 +1535,6 @@ void quic_crypto_selftest(struct quic_ktap *ktap)
 	quic_st_install(ktap);
 	quic_st_ciphers_roundtrip(ktap);
 	quic_st_frags(ktap);
-	quic_st_gap(ktap);
 	quic_st_short_sample(ktap);
 	quic_st_key_update(ktap);
 	quic_st_limits(ktap);
