@@ -572,6 +572,19 @@ int quic_listen_rcv(struct sock *sk, struct sk_buff *skb)
  * come after the reader's wake-up instead of before it (RR with 4 KiB
  * messages, trains of 3, went 0.67x when they were left to the reader).
  *
+ * The handshake is the exception: while a connection is connecting, every
+ * datagram is left to its waiting reader, a lone one too.  There the
+ * sender does not wait for an answer after its send but goes on with TLS
+ * work of its own (a server signs after its early ServerHello, a client
+ * checks the certificate after acknowledging the server's flight, and
+ * returns to its application after its Finished), while its peer's user
+ * sits in the handshake's poll() or recvmsg(): processed in softirq, the
+ * peer's decryption, its ACK (a padded 1200-byte Initial after a
+ * ServerHello, RFC 9000 §14.1) and the sender's processing of that ACK
+ * would all run in the sender's syscall, ahead of its next step, while
+ * the reader's CPU idled.  The handshake's datagrams are few, so the
+ * extra wake-ups are too.
+ *
  * A reader waits in one of two ways:
  *  - in recvmsg() (quic_rx_wait()): it sets QUIC_RX_WAIT_RECV with the
  *    lock owned before it sleeps, and takes the lock again when woken, for
@@ -643,8 +656,8 @@ void quic_rx_wake(struct sock *sk)
 
 /*
  * Softirq, bh_lock_sock() held and no user owning @sk: may a datagram (of
- * a @train) be processed here, or must it go to the backlog, for the
- * reader?
+ * a long @train, or any while @sk is connecting) be processed here, or
+ * must it go to the backlog, for the reader?
  */
 enum quic_rx_where quic_rx_where(struct sock *sk, bool train)
 {
@@ -652,10 +665,10 @@ enum quic_rx_where quic_rx_where(struct sock *sk, bool train)
 
 	if (sk->sk_backlog.tail)
 		return QUIC_RX_BEHIND;
-	if (!train || !(READ_ONCE(qs->deferred) &
+	if (!(READ_ONCE(qs->deferred) &
 	      (BIT(QUIC_RX_WAIT_RECV) | BIT(QUIC_RX_WAIT_POLL))) ||
-	    (sk->sk_state != QUIC_SS_ESTABLISHED &&
-	     sk->sk_state != QUIC_SS_CONNECTING))
+	    !(sk->sk_state == QUIC_SS_CONNECTING ||
+	      (train && sk->sk_state == QUIC_SS_ESTABLISHED)))
 		return QUIC_RX_HERE;
 	if (test_and_clear_bit(QUIC_RX_WAIT_RECV, &qs->deferred))
 		return QUIC_RX_WAKE;

@@ -3,7 +3,9 @@
  * Handshakes between two kernel QUIC sockets on loopback, driven by
  * libquic: connect/listen/accept, CRYPTO data both ways at every level,
  * secrets installed, ESTABLISHED on both ends, and a failed handshake
- * reported on both ends.
+ * reported on both ends.  A connecting socket's datagrams are left to its
+ * user waiting in the handshake (net/quic/input.c, "Receiving in the
+ * reader's context"), counted as rx_deferred.
  */
 
 #include <arpa/inet.h>
@@ -18,6 +20,7 @@
 
 #include "tap.h"
 #include "addr.h"
+#include "../hostile/procfs.h"
 
 static char psk_file[64], bad_psk_file[64];
 
@@ -124,11 +127,34 @@ static void test_many_handshakes(void)
 		handshake(i & 1 ? AF_INET6 : AF_INET, psk_file, 1);
 }
 
+/*
+ * libquic waits for each flight in poll(): the peer's datagrams that come
+ * meanwhile go to the backlog and are processed by that poll(), on the
+ * waiter's CPU, not in the softirq of the peer's send.  Each handshake
+ * has at least one such datagram (the client waits for the server's
+ * answer to its ClientHello, the server for the client's Finished); none
+ * is a train, which is all the data path leaves to a reader.
+ */
+static void test_handshake_to_reader(void)
+{
+	long before = hp_stat("rx_deferred"), late = hp_stat("rx_deferred_late");
+
+	CHECK(before >= 0);
+	for (int i = 0; i < 5; i++)
+		handshake(i & 1 ? AF_INET6 : AF_INET, psk_file, 1);
+	printf("# rx_deferred +%ld, rx_deferred_late +%ld\n",
+	       hp_stat("rx_deferred") - before,
+	       hp_stat("rx_deferred_late") - late);
+	CHECK(hp_stat("rx_deferred") >= before + 5);
+}
+
 static const struct tap_test tests[] = {
 	{ "PSK handshake between kernel sockets (IPv4)", test_psk_v4 },
 	{ "PSK handshake between kernel sockets (IPv6)", test_psk_v6 },
 	{ "five handshakes in a row", test_many_handshakes },
 	{ "a wrong PSK fails the handshake on both ends", test_psk_wrong_key },
+	{ "handshake datagrams are left to the user waiting in poll() (rx_deferred)",
+	  test_handshake_to_reader },
 };
 
 static void write_file(char *path, const char *tmpl, const char *content)
