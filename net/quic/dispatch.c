@@ -648,7 +648,6 @@ bool quic_dispatch_stop(struct quic_dispatch *d)
 	return false;
 }
 
-/* The listener @lsk has left: its decisions go. */
 /*
  * accept() on @lsk made the connection whose client's first Initial had
  * @dcid, and it is in the connection ID table: later copies of that
@@ -667,6 +666,7 @@ void quic_dispatch_accepted(struct quic_dispatch *d, struct sock *lsk,
 	mutex_unlock(&d->lock);
 }
 
+/* The listener @lsk has left: its decisions go. */
 void quic_dispatch_forget(struct quic_dispatch *d, struct sock *lsk)
 {
 	struct quic_udp_sock *us = quic_dispatch_udp(d);
