@@ -79,6 +79,19 @@ static int listener(int family, const char *ip, int port, const char *alpn,
 	return fd;
 }
 
+/* The local port of the socket @fd of @family, or -1. */
+static int local_port(int fd, int family)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &len))
+		return -1;
+	return ntohs(family == AF_INET ?
+		     ((struct sockaddr_in *)&ss)->sin_port :
+		     ((struct sockaddr_in6 *)&ss)->sin6_port);
+}
+
 /* A free port of @family on loopback: bound once, then let go. */
 static int free_port(int family)
 {
@@ -86,14 +99,22 @@ static int free_port(int family)
 	socklen_t len = loopback_addr(family, 0, &ss);
 	int fd = socket(family, SOCK_DGRAM, 0), port = -1;
 
-	if (fd >= 0 && !bind(fd, (struct sockaddr *)&ss, len) &&
-	    !getsockname(fd, (struct sockaddr *)&ss, &len))
-		port = ntohs(family == AF_INET ?
-			     ((struct sockaddr_in *)&ss)->sin_port :
-			     ((struct sockaddr_in6 *)&ss)->sin6_port);
+	if (fd >= 0 && !bind(fd, (struct sockaddr *)&ss, len))
+		port = local_port(fd, family);
 	if (fd >= 0)
 		close(fd);
 	return port;
+}
+
+/* accept() on the non-blocking listener @lfd, trying for @ms; or -1. */
+static int accept_within(int lfd, int ms)
+{
+	long long end = now_ms() + ms;
+	int fd;
+
+	while ((fd = accept(lfd, NULL, NULL)) < 0 && now_ms() < end)
+		sleep_ms(20);
+	return fd;
 }
 
 /* ---- servers: forked processes, a thread per connection ---- */
@@ -887,7 +908,7 @@ static void dead_before_accept(int family, const char *alpn)
  */
 static void test_hello_two_datagrams(int family)
 {
-	int port = free_port(family), smb, h3, ufd, fd = -1, got = 0, n;
+	int port = free_port(family), smb, h3, ufd, fd, got = 0, n;
 	uint8_t hello[2000], dcid[8], buf[2048];
 	size_t len = build_hello(hello, "h3", 1200), half = len / 2;
 	long long end;
@@ -904,11 +925,7 @@ static void test_hello_two_datagrams(int family)
 	CHECK_ERR(accept(h3, NULL, NULL), EAGAIN);
 	CHECK_OK(send_hello_piece(ufd, dcid, 0, hello, 0, half));
 	end = now_ms() + 5000;
-	while (fd < 0 && now_ms() < end) {
-		fd = accept(h3, NULL, NULL);
-		if (fd < 0)
-			sleep_ms(20);
-	}
+	fd = accept_within(h3, 5000);
 	CHECK(fd >= 0);
 	CHECK_ERR(accept(smb, NULL, NULL), EAGAIN);
 	/* The whole ClientHello is there for the server's TLS. */
@@ -950,10 +967,8 @@ static int conn_of_peer_port(int port)
  */
 static void test_stale_initial(int family)
 {
-	int port = free_port(family), smb, h3, ufd, fd = -1, uport = -1;
+	int port = free_port(family), smb, h3, ufd, fd, uport;
 	long before = hp_stat("drop_dispatch_stale");
-	struct sockaddr_storage ss;
-	socklen_t len = sizeof(ss);
 	uint8_t dcid[8];
 	long long end;
 
@@ -961,20 +976,12 @@ static void test_stale_initial(int family)
 	h3 = listener(family, ip_of(family), port, "h3", 0);
 	ufd = udp_to(family, ip_of(family), port);
 	CHECK(smb >= 0 && h3 >= 0 && ufd >= 0);
-	if (ufd >= 0 && !getsockname(ufd, (struct sockaddr *)&ss, &len))
-		uport = ntohs(family == AF_INET ?
-			      ((struct sockaddr_in *)&ss)->sin_port :
-			      ((struct sockaddr_in6 *)&ss)->sin6_port);
+	uport = ufd >= 0 ? local_port(ufd, family) : -1;
 	fcntl(smb, F_SETFL, O_NONBLOCK);
 	fcntl(h3, F_SETFL, O_NONBLOCK);
 	CHECK(getrandom(dcid, 8, 0) == 8);
 	CHECK_OK(send_initial(ufd, dcid, 0, "h3", NULL, 0));
-	end = now_ms() + 10000;
-	while (fd < 0 && now_ms() < end) {
-		fd = accept(h3, NULL, NULL);
-		if (fd < 0)
-			sleep_ms(20);
-	}
+	fd = accept_within(h3, 10000);
 	CHECK(fd >= 0);
 	CHECK(conn_of_peer_port(uport));
 	if (fd >= 0)
