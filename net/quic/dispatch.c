@@ -55,9 +55,12 @@
  * only fail.  So accept() marks the decision of the connection it made
  * (quic_dispatch_accepted()), and an Initial of a marked decision whose
  * connection is not in the table (looked up again, under the mutex,
- * after the mark was seen) is dropped: drop_dispatch_stale.  A copy that
- * comes after its decision was forgotten (QUIC_DISPATCH_DECISION_TIME,
- * or QUIC_DISPATCH_DECIDED newer ones) is taken as a new connection.
+ * after the mark was seen) is dropped: drop_dispatch_stale.  So is one
+ * the work item queued on the listener just before the mark, which
+ * accept() finds after the connection ended (quic_dispatch_stale()).  A
+ * copy that comes after its decision was forgotten
+ * (QUIC_DISPATCH_DECISION_TIME from the accept(), or QUIC_DISPATCH_DECIDED
+ * newer decisions) is taken as a new connection.
  *
  * A ClientHello whose ALPN extension cannot be read (none, malformed, or
  * not within the first QUIC_DISPATCH_HELLO_MAX bytes) goes to the default
@@ -143,18 +146,47 @@ static void quic_dispatch_conn_free(struct quic_udp_sock *us,
 	kfree(c);
 }
 
-/* Drop what has expired.  Under d->lock. */
-static void quic_dispatch_expire(struct quic_udp_sock *us)
+/* Is the connection of @dcid in the connection ID table? */
+static bool quic_dispatch_conn_alive(struct quic_udp_sock *us,
+				     const struct quic_cid *dcid)
 {
+	struct sock *sk;
+
+	rcu_read_lock();
+	sk = quic_cid_lookup(us->net, dcid->data, dcid->len);
+	rcu_read_unlock();
+	if (sk)
+		sock_put(sk);
+	return !!sk;
+}
+
+/*
+ * Drop what has expired, and return when the next expires.  The mark of
+ * an accepted connection stays while the connection lives, and
+ * QUIC_DISPATCH_DECISION_TIME after: copies of its Initial can wait in
+ * the queues as long as it lives.  Under d->lock, in the work item (a
+ * connection's last reference may go here: quic_dispatch_work() checks
+ * d->stopping after).
+ */
+static unsigned long quic_dispatch_expire(struct quic_udp_sock *us)
+{
+	unsigned long next = jiffies + QUIC_DISPATCH_DECISION_TIME;
 	struct quic_dispatch_conn *c, *tmp;
 
 	list_for_each_entry_safe(c, tmp, &us->dispatch.conns, node) {
-		if (time_before(jiffies, c->expires))
+		if (time_after_eq(jiffies, c->expires) && c->accepted &&
+		    quic_dispatch_conn_alive(us, &c->dcid))
+			c->expires = jiffies + QUIC_DISPATCH_DECISION_TIME;
+		if (time_before(jiffies, c->expires)) {
+			if (time_before(c->expires, next))
+				next = c->expires;
 			continue;
+		}
 		if (!c->lsk)
 			QUIC_DROP(us->sock->sk, DISPATCH);
 		quic_dispatch_conn_free(us, c);
 	}
+	return next;
 }
 
 /* Room for one more of a kind: the oldest of it gives way.  d->lock. */
@@ -214,6 +246,26 @@ quic_dispatch_conn_new(struct quic_udp_sock *us, const struct quic_hdr *hdr)
 	}
 	list_add_tail(&c->node, &us->dispatch.conns);
 	us->dispatch.assembling++;
+	return c;
+}
+
+/* Remember that the connection of @dcid goes to @lsk.  Under d->lock. */
+static struct quic_dispatch_conn *
+quic_dispatch_decide(struct quic_udp_sock *us, const struct quic_cid *dcid,
+		     struct sock *lsk)
+{
+	struct quic_dispatch_conn *c;
+
+	quic_dispatch_make_room(us, true);
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return NULL;
+	c->dcid = *dcid;
+	c->expires = jiffies + QUIC_DISPATCH_DECISION_TIME;
+	c->lsk = lsk;
+	sock_hold(lsk);
+	list_add_tail(&c->node, &us->dispatch.conns);
+	us->dispatch.decided++;
 	return c;
 }
 
@@ -512,19 +564,9 @@ static void quic_dispatch_one(struct quic_udp_sock *us, struct sk_buff *skb)
 	__skb_queue_head_init(&q);
 	skb_queue_splice_init(&c->skbs, &q);
 	quic_dispatch_conn_free(us, c);
-	if (sk) {
-		/* Remembered for its later datagrams. */
-		quic_dispatch_make_room(us, true);
-		c = kzalloc(sizeof(*c), GFP_KERNEL);
-		if (c) {
-			c->dcid = hdr.dcid;
-			c->expires = jiffies + QUIC_DISPATCH_DECISION_TIME;
-			c->lsk = sk;
-			sock_hold(sk);
-			list_add_tail(&c->node, &d->conns);
-			d->decided++;
-		}
-	}
+	/* Remembered for its later datagrams. */
+	if (sk)
+		quic_dispatch_decide(us, &hdr.dcid, sk);
 	mutex_unlock(&d->lock);
 
 	if (!sk) {
@@ -568,12 +610,19 @@ static void quic_dispatch_work(struct work_struct *work)
 	struct quic_dispatch *d = container_of(to_delayed_work(work),
 					       struct quic_dispatch, work);
 	struct quic_udp_sock *us = quic_dispatch_udp(d);
+	unsigned long next = 0;
 	struct sk_buff *skb;
-	bool held;
+	bool held = false;
 
 	while (!d->stopping && (skb = skb_dequeue(&d->queue))) {
 		quic_dispatch_one(us, skb);
 		cond_resched();
+	}
+	if (!d->stopping) {
+		mutex_lock(&d->lock);
+		next = quic_dispatch_expire(us);
+		held = !list_empty(&d->conns);
+		mutex_unlock(&d->lock);
 	}
 	if (d->stopping) {
 		/* The last reference to @us went in this work item. */
@@ -582,13 +631,10 @@ static void quic_dispatch_work(struct work_struct *work)
 		quic_udp_sock_free(us);
 		return;
 	}
-	mutex_lock(&d->lock);
-	quic_dispatch_expire(us);
-	held = !list_empty(&d->conns);
-	mutex_unlock(&d->lock);
 	/* Come back to expire what is held. */
 	if (held)
-		queue_delayed_work(system_unbound_wq, &d->work, HZ / 2);
+		queue_delayed_work(system_unbound_wq, &d->work,
+				   max_t(long, (long)(next - jiffies), HZ / 2));
 }
 
 /*
@@ -659,11 +705,47 @@ void quic_dispatch_accepted(struct quic_dispatch *d, struct sock *lsk,
 {
 	struct quic_dispatch_conn *c;
 
+	struct quic_udp_sock *us = quic_dispatch_udp(d);
+
 	mutex_lock(&d->lock);
 	c = quic_dispatch_find(d, dcid);
-	if (c && c->lsk == lsk)
+	/*
+	 * Its decision may have been forgotten while the Initial waited in
+	 * the listener's queue: the mark is made anew, but not for the lone
+	 * listener of a port, whose Initials never come here.
+	 */
+	if (!c && !rcu_access_pointer(us->listener))
+		c = quic_dispatch_decide(us, dcid, lsk);
+	if (c && c->lsk == lsk) {
 		c->accepted = true;
+		c->expires = jiffies + QUIC_DISPATCH_DECISION_TIME;
+		/* The work item expires it (if idle, it comes then). */
+		queue_delayed_work(system_unbound_wq, &d->work,
+				   QUIC_DISPATCH_DECISION_TIME);
+	}
 	mutex_unlock(&d->lock);
+}
+
+/*
+ * Is an Initial with @dcid that accept() on @lsk took from its queue, and
+ * whose connection is not in the table, a stale copy: of a connection
+ * accept() made that is gone?  The work item queues a copy on the listener
+ * when it looks before the mark of quic_dispatch_accepted(); if that is
+ * after accept() took the connection's datagrams (quic_accept_alive()),
+ * the copy waits for the next accept(), which may come after the
+ * connection ended.  Socket lock of @lsk held.
+ */
+bool quic_dispatch_stale(struct quic_dispatch *d, struct sock *lsk,
+			 const struct quic_cid *dcid)
+{
+	struct quic_dispatch_conn *c;
+	bool stale;
+
+	mutex_lock(&d->lock);
+	c = quic_dispatch_find(d, dcid);
+	stale = c && c->lsk == lsk && c->accepted;
+	mutex_unlock(&d->lock);
+	return stale;
 }
 
 /* The listener @lsk has left: its decisions go. */

@@ -55,6 +55,8 @@ bool quic_dispatch_stop(struct quic_dispatch *d);
 void quic_dispatch_forget(struct quic_dispatch *d, struct sock *lsk);
 void quic_dispatch_accepted(struct quic_dispatch *d, struct sock *lsk,
 			    const struct quic_cid *dcid);
+bool quic_dispatch_stale(struct quic_dispatch *d, struct sock *lsk,
+			 const struct quic_cid *dcid);
 void quic_dispatch_rcv(struct quic_udp_sock *us, struct sk_buff *skb);
 int quic_dispatch_listen(struct quic_udp_sock *us, struct sock *sk,
 			 struct list_head *listeners);

@@ -293,6 +293,18 @@ static int quic_rcv_packet(struct sock *sk, struct sk_buff *skb,
 		quic_retry_rcv(sk, pkt, &hdr);
 		return -EBADMSG;	/* a Retry ends its datagram */
 	}
+	/*
+	 * RFC 9000 §7.2: once a client has its server's connection ID, it
+	 * drops long-header packets from any other, such as a second server
+	 * connection made of a late copy of its Initial: that one's
+	 * ServerHello and Handshake keys are not the ones it goes on with.
+	 */
+	if (!qs->is_server && qs->peer_scid_set && hdr.type != QUIC_PKT_1RTT &&
+	    (hdr.scid.len != qs->peer_scid.len ||
+	     memcmp(hdr.scid.data, qs->peer_scid.data, hdr.scid.len))) {
+		QUIC_DROP(sk, OTHER_SCID);
+		return hdr.pkt_len;
+	}
 	/* compatvn.c: another version's keys, or a move to it. */
 	ctx = quic_compat_rx_ctx(sk, &hdr);
 	if (!ctx) {

@@ -26,12 +26,24 @@
  * keys sleeps, so that part runs in retry_work.  sockopt.c checks the
  * server's retry_source_connection_id against the Retry's SCID.
  *
+ * A Retry sent while an earlier copy of the same Initial waits in a
+ * listener's queue (the threshold was reached meanwhile: a client
+ * retransmits when the server runs behind) supersedes that copy: the
+ * client goes on with the Retry's SCID and keys, and a connection made of
+ * the copy could never complete.  So the Retries of the last
+ * QUIC_RETRIED_RING Initials are remembered, by a hash of their port and
+ * DCID, and accept() drops the copies queued before them
+ * (quic_retry_superseded(), drop_retry_superseded).  Each is dropped
+ * once: if the Retry was lost, the client's next copy makes the
+ * connection.
+ *
  * NEW_TOKEN.  A server queues one when its handshake completes
  * (net.quic.new_token, on by default) and when the application asks
  * (QUIC_SOCKOPT_TOKEN set with no value).  A client keeps the last one
  * (QUIC_SOCKOPT_TOKEN reads it) and raises QUIC_EVENT_NEW_TOKEN.
  */
 
+#include <linux/jhash.h>
 #include <linux/random.h>
 
 #include "retry.h"
@@ -44,6 +56,61 @@
 			 QUIC_CRYPTO_TAG_LEN)
 #define QUIC_RETRY_HEADROOM	(MAX_HEADER + sizeof(struct ipv6hdr) + \
 				 sizeof(struct udphdr))
+
+/*
+ * Hashes of the port and DCID of the last Initials answered with a Retry,
+ * for all ports: written in softirq, read and cleared by accept(); a slot
+ * is one word, written and cleared whole, and a stale or lost one costs
+ * at most one connection made or one Initial dropped.  0 is a free slot.
+ */
+#define QUIC_RETRIED_RING	256
+static u32 quic_retried[QUIC_RETRIED_RING];
+static atomic_t quic_retried_next;
+static u32 quic_retried_seed __read_mostly;
+
+static u32 quic_retried_hash(const struct quic_udp_sock *us,
+			     const struct quic_cid *dcid)
+{
+	u32 h;
+
+	net_get_random_once(&quic_retried_seed, sizeof(quic_retried_seed));
+	h = jhash(dcid->data, dcid->len,
+		  quic_retried_seed ^ hash32_ptr(us));
+	return h ?: 1;
+}
+
+static void quic_retried_add(const struct quic_udp_sock *us,
+			     const struct quic_cid *dcid)
+{
+	unsigned int i = atomic_inc_return(&quic_retried_next);
+
+	WRITE_ONCE(quic_retried[i % QUIC_RETRIED_RING],
+		   quic_retried_hash(us, dcid));
+}
+
+/**
+ * quic_retry_superseded - was a Retry sent for this queued Initial?
+ * @us: the port it came to
+ * @dcid: its Destination Connection ID
+ *
+ * accept(), for an Initial about to make a connection: true if a Retry
+ * answered a copy of it since (see the top of this file); the mark goes.
+ */
+bool quic_retry_superseded(const struct quic_udp_sock *us,
+			   const struct quic_cid *dcid)
+{
+	u32 h;
+	int i;
+
+	if (!atomic_read(&quic_retried_next))
+		return false;
+	h = quic_retried_hash(us, dcid);
+	for (i = 0; i < QUIC_RETRIED_RING; i++)
+		if (READ_ONCE(quic_retried[i]) == h &&
+		    cmpxchg(&quic_retried[i], h, 0) == h)
+			return true;
+	return false;
+}
 
 /* Answer the client Initial @in (header @hdr) with a Retry. */
 static void quic_retry_send(struct quic_udp_sock *us, struct sock *sk,
@@ -78,6 +145,7 @@ static void quic_retry_send(struct quic_udp_sock *us, struct sock *sk,
 		return;
 	}
 	skb_put(skb, n + QUIC_CRYPTO_TAG_LEN);
+	quic_retried_add(us, &hdr->dcid);
 	if (!quic_udp_xmit_reply(us, sk, skb, QUIC_INPUT_CB(in)))
 		QUIC_INC_STATS(RETRY_SENT, 1);
 }

@@ -30,6 +30,8 @@ int quic_token_check(const struct quic_udp_sock *us, const u8 *tok, u32 len,
 bool quic_retry_listen(struct quic_udp_sock *us, struct sock *sk,
 		       bool validate, struct sk_buff *skb,
 		       const struct quic_hdr *hdr);
+bool quic_retry_superseded(const struct quic_udp_sock *us,
+			   const struct quic_cid *dcid);
 void quic_retry_conn_accept(struct sock *sk, const struct quic_hdr *hdr,
 			    const union quic_addr *peer);
 void quic_retry_rcv(struct sock *sk, const u8 *pkt, const struct quic_hdr *hdr);

@@ -13,6 +13,7 @@
 #include <net/ip.h>
 #include <net/ipv6.h>
 
+#include "retry.h"
 #include "socket.h"
 #include "udp.h"
 
@@ -41,6 +42,8 @@ const char *const quic_drop_names[QUIC_DROP_MAX] = {
 	[QUIC_DROP_TRAIN]	= "train",
 	[QUIC_DROP_CSUM]	= "checksum",
 	[QUIC_DROP_DISPATCH_STALE] = "dispatch_stale",
+	[QUIC_DROP_OTHER_SCID] = "other_scid",
+	[QUIC_DROP_RETRY_SUPERSEDED] = "retry_superseded",
 };
 
 /*
@@ -939,6 +942,59 @@ static struct sock *quic_accept_owner(struct sock *sk, struct sk_buff *skb,
 }
 
 /*
+ * Move the Initials with @dcid queued on the listener @sk (the copies of
+ * one accept() took: retransmissions, or the rest of a long ClientHello)
+ * to @q, their pending slots given back.  Socket lock held.
+ */
+static void quic_accept_take_copies(struct sock *sk,
+				    const struct quic_cid *dcid,
+				    struct sk_buff_head *q)
+{
+	struct sk_buff *skb, *tmp;
+	struct quic_hdr hdr;
+
+	skb_queue_walk_safe(&quic_sk(sk)->accept_queue, skb, tmp) {
+		if (quic_hdr_parse(skb->data, skb->len, QUIC_SCID_LEN, &hdr) ||
+		    hdr.dcid.len != dcid->len ||
+		    memcmp(hdr.dcid.data, dcid->data, dcid->len))
+			continue;
+		__skb_unlink(skb, &quic_sk(sk)->accept_queue);
+		skb_orphan(skb);
+		quic_pending_put(quic_sk(sk)->udp);
+		__skb_queue_tail(q, skb);
+	}
+}
+
+/*
+ * Must the Initial with @dcid that accept() on @sk took, of no connection,
+ * make none?  A stale copy of one accept() made and that ended
+ * (dispatch.c) must not, nor one a Retry superseded (retry.c), whose
+ * copies still queued go with it.  Counted as dropped.  Socket lock held.
+ */
+static bool quic_accept_superseded(struct sock *sk,
+				   const struct quic_cid *dcid)
+{
+	struct quic_udp_sock *us = quic_sk(sk)->udp;
+	struct sk_buff_head q;
+	struct sk_buff *skb;
+
+	if (quic_dispatch_stale(&us->dispatch, sk, dcid)) {
+		QUIC_DROP(sk, DISPATCH_STALE);
+		return true;
+	}
+	if (!quic_retry_superseded(us, dcid))
+		return false;
+	QUIC_DROP(sk, RETRY_SUPERSEDED);
+	__skb_queue_head_init(&q);
+	quic_accept_take_copies(sk, dcid, &q);
+	while ((skb = __skb_dequeue(&q))) {
+		QUIC_DROP(sk, RETRY_SUPERSEDED);
+		kfree_skb(skb);
+	}
+	return true;
+}
+
+/*
  * Is the connection @newsk just accepted from the listener @sk still
  * alive, once it has the datagrams queued behind its first one (the
  * client's close, if it gave up before accept())?  Neither lock is held;
@@ -947,25 +1003,14 @@ static struct sock *quic_accept_owner(struct sock *sk, struct sk_buff *skb,
  */
 static bool quic_accept_alive(struct sock *sk, struct sock *newsk)
 {
-	const struct quic_cid *odcid = &quic_sk(newsk)->odcid;
-	struct sk_buff *skb, *tmp;
 	struct sk_buff_head q;
-	struct quic_hdr hdr;
+	struct sk_buff *skb;
 	bool alive;
 
 	__skb_queue_head_init(&q);
 	lock_sock(sk);
 	quic_early_data_accepting(sk, NULL);
-	skb_queue_walk_safe(&quic_sk(sk)->accept_queue, skb, tmp) {
-		if (quic_hdr_parse(skb->data, skb->len, QUIC_SCID_LEN, &hdr) ||
-		    hdr.dcid.len != odcid->len ||
-		    memcmp(hdr.dcid.data, odcid->data, odcid->len))
-			continue;
-		__skb_unlink(skb, &quic_sk(sk)->accept_queue);
-		skb_orphan(skb);
-		quic_pending_put(quic_sk(sk)->udp);
-		__skb_queue_tail(&q, skb);
-	}
+	quic_accept_take_copies(sk, &quic_sk(newsk)->odcid, &q);
 	release_sock(sk);
 
 	lock_sock(newsk);
@@ -993,6 +1038,12 @@ int quic_inet_accept(struct socket *sock, struct socket *newsock,
 			return PTR_ERR(skb);
 		}
 		owner = quic_accept_owner(sk, skb, &dcid);
+		if (!owner && dcid.len && quic_accept_superseded(sk, &dcid)) {
+			quic_pending_put(quic_sk(sk)->udp);
+			release_sock(sk);
+			kfree_skb(skb);
+			continue;
+		}
 		if (!owner) {
 			newsk = quic_accept_sock(sk, newsock, arg->kern);
 			if (IS_ERR(newsk)) {

@@ -258,6 +258,8 @@ enum quic_drop_reason {
 	QUIC_DROP_TRAIN,	/* a UDP GSO skb not taken apart (udp.c) */
 	QUIC_DROP_CSUM,		/* a bad UDP checksum (udp.c) */
 	QUIC_DROP_DISPATCH_STALE, /* an Initial of a connection gone */
+	QUIC_DROP_OTHER_SCID,	/* a client's: not its server's SCID */
+	QUIC_DROP_RETRY_SUPERSEDED, /* a queued Initial a Retry answered */
 	QUIC_DROP_MAX,
 };
 

@@ -15,6 +15,7 @@
 
 #include "craft_peer.h"
 #include "sysctl_guard.h"
+#include "../hostile/procfs.h"
 
 #include <sched.h>
 
@@ -565,6 +566,89 @@ out:
 	peer_close(&p);
 }
 
+/*
+ * The kernel client's next datagram to @fd, an Initial: its header in
+ * @lh.  0, or -1 if none came within WAIT_MS.
+ */
+static int kernel_initial(int fd, struct cr_long_hdr *lh)
+{
+	uint8_t dgram[2048];
+	int n;
+
+	if (!(wait_poll(fd, POLLIN, WAIT_MS) & POLLIN))
+		return -1;
+	n = recv(fd, dgram, sizeof(dgram), 0);
+	if (n < 0 || cr_long_parse(dgram, n, lh) ||
+	    lh->type != CR_LONG_INITIAL)
+		return -1;
+	return 0;
+}
+
+/*
+ * RFC 9000 §7.2: once a client has the server's connection ID from its
+ * first Initial, it drops long-header packets from any other.  A second
+ * server connection, made of a late copy of the client's Initial (a
+ * server whose queues ran behind), must not feed it another ServerHello.
+ * Here a plain UDP socket plays both: an Initial with a PING from SCID
+ * a, which the client takes and acknowledges to a; then one from SCID b,
+ * which it drops (drop_other_scid) and never answers.
+ */
+static void test_other_server_scid(int family)
+{
+	struct sockaddr_storage ss, kaddr;
+	socklen_t len = loopback_addr(family, 0, &ss), klen = sizeof(kaddr);
+	uint8_t a[8], b[8], ping = CR_FRAME_PING, pkt[1500], dgram[2048];
+	long before = hp_stat("drop_other_scid");
+	struct cr_long_hdr lh, kh;
+	long long end;
+	struct cr_keys k;
+	int fd, kfd, n;
+
+	memset(a, 0xaa, sizeof(a));
+	memset(b, 0xbb, sizeof(b));
+	fd = socket(family, SOCK_DGRAM, 0);
+	CHECK_OK(bind(fd, (struct sockaddr *)&ss, len));
+	CHECK_OK(getsockname(fd, (struct sockaddr *)&ss, &len));
+	kfd = socket(family, SOCK_DGRAM, IPPROTO_QUIC);
+	CHECK_OK(set_timeouts(kfd, TIMEO_SEC));
+	CHECK_OK(connect(kfd, (struct sockaddr *)&ss, len));
+	CHECK(send_initial_crypto(kfd) > 0);
+	CHECK(wait_poll(fd, POLLIN, WAIT_MS) & POLLIN);
+	CHECK((n = recvfrom(fd, dgram, sizeof(dgram), MSG_DONTWAIT,
+			    (struct sockaddr *)&kaddr, &klen)) >= 1200);
+	if (n < 1200 || cr_long_parse(dgram, n, &kh) ||
+	    cr_initial_keys(&k, kh.dcid, kh.dcid_len, 1)) {
+		CHECK(0);
+		goto out;
+	}
+	/* From a: taken, and acknowledged to a. */
+	n = cr_long_build(&k, CR_LONG_INITIAL, kh.scid, kh.scid_len, a, 8,
+			  NULL, 0, 0, &ping, 1, 1200, pkt, sizeof(pkt));
+	CHECK(n > 0 && sendto(fd, pkt, n, 0, (struct sockaddr *)&kaddr,
+			      klen) == n);
+	end = now_ms() + WAIT_MS;
+	while (!kernel_initial(fd, &lh) && now_ms() < end &&
+	       memcmp(lh.dcid, a, 8))
+		;
+	CHECK(lh.dcid_len == 8 && !memcmp(lh.dcid, a, 8));
+	/* From b: dropped. */
+	n = cr_long_build(&k, CR_LONG_INITIAL, kh.scid, kh.scid_len, b, 8,
+			  NULL, 0, 1, &ping, 1, 1200, pkt, sizeof(pkt));
+	CHECK(n > 0 && sendto(fd, pkt, n, 0, (struct sockaddr *)&kaddr,
+			      klen) == n);
+	end = now_ms() + WAIT_MS;
+	while (hp_stat("drop_other_scid") == before && now_ms() < end)
+		sleep_ms(20);
+	printf("# drop_other_scid +%ld\n", hp_stat("drop_other_scid") - before);
+	CHECK(hp_stat("drop_other_scid") == before + 1);
+	/* Whatever it sends next still goes to a. */
+	if (!kernel_initial(fd, &lh))
+		CHECK(!memcmp(lh.dcid, a, 8));
+out:
+	close(kfd);
+	close(fd);
+}
+
 static const struct conn_test tests[] = {
 	{ "NEW_CONNECTION_ID up to the peer's limit, event each", test_issue_limit, FAM_BOTH },
 	{ "peer limit 64: accepted, 8 CIDs issued", test_limit_64, 0 },
@@ -582,6 +666,8 @@ static const struct conn_test tests[] = {
 	{ "more CIDs than active_connection_id_limit: CONNECTION_ID_LIMIT_ERROR",
 	  test_limit_error, 0 },
 	{ "limit reached with retire_prior_to: accepted", test_limit_ok_with_retire, 0 },
+	{ "a client drops long-header packets of a second server CID (RFC 9000 7.2)",
+	  test_other_server_scid, FAM_BOTH },
 };
 
 int main(void)
