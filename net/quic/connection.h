@@ -140,6 +140,14 @@ enum quic_deferred {
 	QUIC_RX_WAIT_RECV,
 	/* A poll() for POLLIN found nothing: set by it, without the lock. */
 	QUIC_RX_WAIT_POLL,
+	/*
+	 * Softirq processes a train under bh_lock_sock() (udp.c): stream data
+	 * wake-ups wait for its end (quic_rx_data_ready()).  Set and cleared
+	 * within one hold of the spinlock, so no other context sees it.
+	 */
+	QUIC_RX_BATCH,
+	/* Of that train, readable data arrived: one wake-up is owed. */
+	QUIC_RX_WAKE_OWED,
 };
 
 static inline u8 quic_space_of_level(u8 level)
@@ -218,6 +226,9 @@ struct poll_table_struct;
 
 enum quic_rx_where quic_rx_where(struct sock *sk, bool train);
 void quic_rx_wake(struct sock *sk);
+void quic_rx_data_ready(struct sock *sk);
+void quic_rx_batch_begin(struct sock *sk);
+void quic_rx_batch_end(struct sock *sk);
 struct sk_buff *quic_rx_backlog_detach(struct sock *sk);
 void quic_rx_drain_bh(struct sock *sk);
 void quic_rx_wait(struct sock *sk, long *timeo);

@@ -667,6 +667,48 @@ void quic_rx_wake(struct sock *sk)
 }
 
 /*
+ * Stream data became readable (stream_recv.c).  A 4 KiB message comes as
+ * a train of 3 datagrams; woken by the first, the reader would spin on the
+ * socket lock softirq holds for the other two, then copy the message out
+ * piece by piece, woken again for each (RR 4 KiB: 6 sk_data_ready() per
+ * transaction against kTLS's 2).  So within a train processed in softirq
+ * (quic_rx_batch_begin()) the wake-up waits for its end, one for the
+ * whole train; a lone datagram's is immediate.
+ */
+void quic_rx_data_ready(struct sock *sk)
+{
+	struct quic_sock *qs = quic_sk(sk);
+
+	if (!test_bit(QUIC_RX_BATCH, &qs->deferred)) {
+		sk->sk_data_ready(sk);
+		return;
+	}
+	if (test_and_set_bit(QUIC_RX_WAKE_OWED, &qs->deferred))
+		QUIC_INC_STATS(RX_WAKES_SAVED, 1);
+}
+
+/* Softirq, bh_lock_sock() held: the datagrams of a train follow. */
+void quic_rx_batch_begin(struct sock *sk)
+{
+	set_bit(QUIC_RX_BATCH, &quic_sk(sk)->deferred);
+}
+
+/*
+ * The train ends, before bh_unlock_sock() and whatever stopped it (the
+ * last datagram, another connection's, an error; a connection closed by
+ * it too): the wake-up it owes, if any, is delivered now, so that no
+ * readable data is left without one.
+ */
+void quic_rx_batch_end(struct sock *sk)
+{
+	struct quic_sock *qs = quic_sk(sk);
+
+	clear_bit(QUIC_RX_BATCH, &qs->deferred);
+	if (test_and_clear_bit(QUIC_RX_WAKE_OWED, &qs->deferred))
+		sk->sk_data_ready(sk);
+}
+
+/*
  * Softirq, bh_lock_sock() held and no user owning @sk: may a datagram (of
  * a long @train, or any while @sk is connecting) be processed here, or
  * must it go to the backlog, for the reader?

@@ -67,6 +67,7 @@ static const char *const quic_stat_names[QUIC_STAT_MAX] = {
 	[QUIC_STAT_GRO_SEGS]		= "rx_train_datagrams",
 	[QUIC_STAT_RX_DEFERRED]		= "rx_deferred",
 	[QUIC_STAT_RX_LATE]		= "rx_deferred_late",
+	[QUIC_STAT_RX_WAKES_SAVED]	= "rx_wakeups_saved",
 };
 
 static int quic_stats_show(struct seq_file *seq, void *v)

@@ -283,7 +283,7 @@ static void quic_stream_check_readable(struct sock *sk, struct quic_stream *s)
 	if (list_empty(&s->read_node) && s->peel == QUIC_STREAM_PEEL_NONE)
 		list_add_tail(&s->read_node,
 			      &quic_sk(sk)->streams.read_list);
-	sk->sk_data_ready(sk);
+	quic_rx_data_ready(sk);
 }
 
 /*
@@ -370,7 +370,7 @@ int quic_stream_on_reset(struct sock *sk, u64 id, u64 errcode,
 	quic_stream_update_windows(sk, NULL);
 	if (s->peel == QUIC_STREAM_PEEL_OPEN) {
 		/* Its fd reports the reset, then lets it go. */
-		sk->sk_data_ready(sk);
+		quic_rx_data_ready(sk);
 		return 0;
 	}
 	s->recv_state = QUIC_STREAM_RECV_STATE_RESET_READ;

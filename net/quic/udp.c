@@ -179,6 +179,12 @@ static void quic_udp_batch_end(struct quic_udp_batch *b)
 		return;
 	if (b->done)
 		quic_input_done(sk);
+	/*
+	 * After the answer: the reader woken now takes a lock about to be
+	 * free, instead of spinning while the ACK is built.
+	 */
+	if (b->direct)
+		quic_rx_batch_end(sk);
 	/* The train ends here: answered after this one (input.c). */
 	if (b->last)
 		QUIC_INPUT_CB(b->last)->more = 0;
@@ -232,6 +238,8 @@ static void quic_udp_batch_rcv(struct quic_udp_batch *b,
 						 quic_rx_where(sk, b->long_train);
 		b->sk = sk;
 		b->direct = where == QUIC_RX_HERE;
+		if (b->direct)
+			quic_rx_batch_begin(sk);
 		b->wake = where == QUIC_RX_WAKE;
 		b->done = false;
 		b->last = NULL;
