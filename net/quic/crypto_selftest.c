@@ -644,6 +644,142 @@ out:
 	kfree(ctx);
 }
 
+/*
+ * An skb holding @len bytes of @data after @lead bytes of junk: in its head
+ * with @nfrags 0; cut into @nfrags page frags at odd offsets, so that AES
+ * blocks straddle them, with @nfrags > 0; with @nfrags -1 as the send
+ * buffer holds it (stream_send.c): no head, whole pages from offset 0, the
+ * junk in the first.
+ */
+static struct sk_buff *quic_st_gap_src(const u8 *data, unsigned int len,
+				       unsigned int lead, int nfrags)
+{
+	unsigned int i, off = 0, n, total = lead + len, pg = 0;
+	struct sk_buff *skb;
+	struct page *page;
+
+	skb = alloc_skb(nfrags ? (nfrags > 0 ? lead : 0) : lead + len,
+			GFP_KERNEL);
+	if (!skb)
+		return NULL;
+	if (nfrags >= 0)
+		memset(skb_put(skb, lead), 0xee, lead);
+	if (!nfrags)
+		skb_put_data(skb, data, len);
+	for (i = 0; nfrags > 0 && i < nfrags; i++) {
+		n = i + 1 < nfrags ? len / nfrags + i : len - off;
+		page = alloc_page(GFP_KERNEL);
+		if (!page) {
+			kfree_skb(skb);
+			return NULL;
+		}
+		memcpy(page_address(page) + 2 * i + 1, data + off, n);
+		skb_add_rx_frag(skb, i, page, 2 * i + 1, n, PAGE_SIZE);
+		off += n;
+	}
+	for (i = 0; nfrags < 0 && pg < total; i++, pg += PAGE_SIZE) {
+		page = alloc_page(GFP_KERNEL);
+		if (!page) {
+			kfree_skb(skb);
+			return NULL;
+		}
+		n = min_t(unsigned int, total - pg, PAGE_SIZE);
+		memset(page_address(page), 0xee, PAGE_SIZE);
+		/* The bytes of @data in this page, after the junk. */
+		off = max(pg, lead);
+		if (off < pg + n)
+			memcpy(page_address(page) + off - pg, data + off - lead,
+			       pg + n - off);
+		skb_add_rx_frag(skb, i, page, 0, n, PAGE_SIZE);
+	}
+	return skb;
+}
+
+/*
+ * Stream data left out of a packet (output.c, pkt->gap_*) is encrypted from
+ * another skb into the packet, with frames before and after it: the packet
+ * must come out as the same packet protected in place.  With AES-GCM the
+ * source list is cut on 16-byte blocks of the plaintext (crypto.c,
+ * quic_crypto_src_sg()), so the layouts: data after 21 bytes of frames
+ * (11 copied in first), from a linear skb, two page frags (blocks across
+ * their ends copied) and seven (more than the list takes: the rest
+ * copied); from send-buffer pages with a page end inside a block and on a
+ * block boundary; data on block boundaries at both ends; to the end of
+ * the plaintext; shorter than a block after the first bytes (all copied).
+ * ChaCha20-Poly1305 copies the data in and protects in place.
+ */
+static void quic_st_gap(struct quic_ktap *ktap)
+{
+	static const struct {
+		unsigned int at, len, lead;
+		int nfrags;
+		const char *what;
+	} lay[] = {
+		{ 21, 1003, 5, 0, "a linear skb" },
+		{ 21, 1003, 5, 2, "two page frags" },
+		{ 21, 1003, 5, 7, "seven page frags" },
+		{ 8, 1100, PAGE_SIZE - 500, -1, "pages, a page end in a block" },
+		{ 8, 1100, PAGE_SIZE - 504, -1, "pages, a page end on a block" },
+		{ 32, 1024, 100, -1, "pages, on blocks at both ends" },
+		{ 0, 1200, 3, -1, "pages, to the tag" },
+		{ 1, 1199, PAGE_SIZE - 700, -1, "pages, from byte 1 to the tag" },
+		{ 21, 20, 9, -1, "pages, under a block: copied" },
+	};
+	unsigned int plen = 1200, i, c;
+	struct sk_buff *ref, *skb, *src;
+	struct quic_crypto_ctx *ctx;
+	struct quic_crypto_pkt pkt;
+	u8 *payload;
+	u16 pn_off;
+	int err;
+
+	ctx = kmalloc(sizeof(*ctx), GFP_KERNEL);
+	payload = kmalloc(plen, GFP_KERNEL);
+	if (!ctx || !payload)
+		goto out;
+	get_random_bytes(payload, plen);
+	for (i = 0; i < ARRAY_SIZE(quic_st_ciphers); i++) {
+		quic_crypto_ctx_init(ctx);
+		err = quic_crypto_set_fixed_keys(ctx, QUIC_CRYPTO_APP,
+						 quic_st_ciphers[i].type);
+		for (c = 0; c < ARRAY_SIZE(lay); c++) {
+			ref = quic_st_packet(false, 0, 9, 2, payload, plen,
+					     &pn_off);
+			skb = quic_st_packet(false, 0, 9, 2, payload, plen,
+					     &pn_off);
+			src = quic_st_gap_src(payload + lay[c].at, lay[c].len,
+					      lay[c].lead, lay[c].nfrags);
+			if (ref && skb && src && !err) {
+				memset(skb->data + pn_off + 2 + lay[c].at, 0x5a,
+				       lay[c].len);
+				pkt = (struct quic_crypto_pkt){
+					.skb = skb, .len = skb->len,
+					.pn_off = pn_off, .pn_len = 2,
+					.level = QUIC_CRYPTO_APP, .pn = 9,
+					.gap_off = pn_off + 2 + lay[c].at,
+					.gap_len = lay[c].len, .gap_skb = src,
+					.gap_skb_off = lay[c].lead,
+				};
+				err = quic_st_protect(ctx, ref, QUIC_CRYPTO_APP,
+						      pn_off, 2, 9) ?:
+				      quic_st_batch(ctx, &pkt, 1, true, NULL) ?:
+				      pkt.err;
+			}
+			quic_ktap_check(ktap, ref && skb && src && !err &&
+					!memcmp(skb->data, ref->data, ref->len),
+					"%s: stream data encrypted from %s, as in place",
+					quic_st_ciphers[i].name, lay[c].what);
+			kfree_skb(ref);
+			kfree_skb(skb);
+			kfree_skb(src);
+		}
+		quic_crypto_ctx_free(ctx);
+	}
+out:
+	kfree(payload);
+	kfree(ctx);
+}
+
 /* A packet must hold a full sample 4 bytes after the packet number. */
 static void quic_st_short_sample(struct quic_ktap *ktap)
 {
@@ -1535,6 +1671,7 @@ void quic_crypto_selftest(struct quic_ktap *ktap)
 	quic_st_install(ktap);
 	quic_st_ciphers_roundtrip(ktap);
 	quic_st_frags(ktap);
+	quic_st_gap(ktap);
 	quic_st_short_sample(ktap);
 	quic_st_key_update(ktap);
 	quic_st_limits(ktap);
