@@ -29,7 +29,6 @@
  */
 
 #include <crypto/aead.h>
-#include <crypto/aes.h>
 #include <crypto/hash.h>
 #include <crypto/internal/simd.h>
 #include <linux/bitops.h>
@@ -46,14 +45,6 @@
 /* Enough for a packet spread over the head and every frag of an skb. */
 #define QUIC_CRYPTO_MAX_SG	(MAX_SKB_FRAGS + 2)
 #define QUIC_CRYPTO_SG_DEPTH	4	/* nested frag_list levels we walk */
-/*
- * A packet's plaintext when its stream data is elsewhere (pkt->gap_*): the
- * header and frames before the data, the data in a send-buffer skb (two
- * pages for a datagram, so a block across their boundary from the packet
- * between them), the frames after it; two more for a data skb of small
- * frags.  Past that the rest of the data is copied in.
- */
-#define QUIC_CRYPTO_SRC_SG	8
 #define QUIC_CRYPTO_AEAD_IV_MAX	16	/* ccm(aes) wants 16 */
 
 /* 2^21.5, RFC 9001 §6.6 and §B.2 */
@@ -64,7 +55,6 @@ static const struct quic_cipher quic_ciphers[] = {
 		.type		= TLS_CIPHER_AES_GCM_128,
 		.aead_name	= "gcm(aes)",
 		.simd_name	= "__gcm(aes)",
-		.walk_block	= AES_BLOCK_SIZE,
 		.hash		= QUIC_CRYPTO_SHA256,
 		.secretlen	= 32,
 		.keylen		= 16,
@@ -76,7 +66,6 @@ static const struct quic_cipher quic_ciphers[] = {
 		.type		= TLS_CIPHER_AES_GCM_256,
 		.aead_name	= "gcm(aes)",
 		.simd_name	= "__gcm(aes)",
-		.walk_block	= AES_BLOCK_SIZE,
 		.hash		= QUIC_CRYPTO_SHA384,
 		.secretlen	= 48,
 		.keylen		= 32,
@@ -118,7 +107,6 @@ struct quic_crypto_slot {
 	unsigned int			nsg;
 	u8				iv[QUIC_CRYPTO_AEAD_IV_MAX];
 	struct scatterlist		sg[QUIC_CRYPTO_MAX_SG];
-	struct scatterlist		src[QUIC_CRYPTO_SRC_SG];	/* tx, gap */
 	struct aead_request		req;	/* last: tfm context follows */
 };
 
@@ -982,125 +970,6 @@ static void quic_crypto_done(void *data, int err)
 }
 
 /*
- * The contiguous bytes of @skb at @off, at most @len, as a page and offset:
- * up to the end of the head or frag holding @off, and of its page, where
- * the AEAD's walk cuts too.  0 if @off is not in the head or a frag.
- */
-static unsigned int quic_crypto_run(const struct sk_buff *skb,
-				    unsigned int off, unsigned int len,
-				    struct page **page, unsigned int *poff)
-{
-	unsigned int start = skb_headlen(skb), i, n;
-	const skb_frag_t *f;
-
-	if (off < start) {
-		*page = virt_to_page(skb->data + off);
-		*poff = offset_in_page(skb->data + off);
-		n = start - off;
-	} else {
-		for (i = 0; i < skb_shinfo(skb)->nr_frags; i++) {
-			f = &skb_shinfo(skb)->frags[i];
-			if (off < start + skb_frag_size(f))
-				break;
-			start += skb_frag_size(f);
-		}
-		if (i == skb_shinfo(skb)->nr_frags)
-			return 0;
-		n = start + skb_frag_size(f) - off;
-		*poff = skb_frag_off(f) + off - start;
-		*page = skb_frag_page(f) + (*poff >> PAGE_SHIFT);
-		*poff &= ~PAGE_MASK;
-	}
-	return min3(n, len, (unsigned int)PAGE_SIZE - *poff);
-}
-
-/*
- * The plaintext of a packet whose stream data was left out of it
- * (pkt->gap_*, output.c), in s->src: the packet up to the data, the data
- * from its send-buffer skb, the packet after it up to the tag.  The AEAD
- * reads it from there and writes the packet (s->sg): the data is not
- * copied into the packet first.  The AAD, the header, is the same bytes in
- * both lists.
- *
- * The AES-NI GCM (arch/x86/crypto/aesni-intel_glue.c, gcm_crypt()) walks
- * the plaintext, which starts after the AAD, with an skcipher_walk: one
- * step per contiguous piece of the source (a list entry, cut again at page
- * ends), kernel_fpu_end() and begin() between steps, and a piece that
- * does not end on a 16-byte block of the plaintext leaves its last bytes
- * to a step of their own, bounced through a buffer the walk kzalloc()s
- * (crypto/skcipher.c, skcipher_next_slow()).  With such cuts the list
- * cost more than the copy it saves (commit f7c40ec).  So every cut falls
- * on a block boundary (@bs): the first bytes of the data, up to the next
- * boundary, are copied into the packet and read from there with the frames
- * before them; a block that straddles a page or frag end of the send
- * buffer is copied into the packet and read from there; so is the end of
- * the data that does not fill a block, with the frames after it.  Ciphers
- * without @bs, a packet not linear up to its tag, or a list that would
- * grow past QUIC_CRYPTO_SRC_SG: what is left of the data is copied in, and
- * the rest read from the packet.
- *
- * Returns the source list (s->src, or s->sg when all was copied: in place),
- * or NULL on error.
- */
-static struct scatterlist *quic_crypto_src_sg(struct quic_crypto_slot *s,
-					      const struct quic_crypto_pkt *pkt,
-					      unsigned int hlen,
-					      unsigned int bs)
-{
-	unsigned int end = pkt->off + pkt->len - QUIC_CRYPTO_TAG_LEN;
-	unsigned int at = pkt->gap_off, len = pkt->gap_len;
-	unsigned int soff = pkt->gap_skb_off, n = 0, lead, run, poff;
-	struct sk_buff *skb = pkt->skb, *src = pkt->gap_skb;
-	struct page *page;
-	u8 *p = skb->data;
-
-	if (at + len > skb_headlen(skb))
-		return NULL;			/* the writer's gap is linear */
-	if (!bs || end > skb_headlen(skb) || skb_has_frag_list(src))
-		goto copy;
-	lead = (bs - (at - pkt->off - hlen) % bs) % bs;
-	if (len < lead + bs)
-		goto copy;
-	if (lead && skb_copy_bits(src, soff, p + at, lead))
-		return NULL;
-	at += lead;
-	soff += lead;
-	len -= lead;
-	sg_init_table(s->src, QUIC_CRYPTO_SRC_SG);
-	sg_set_buf(&s->src[n++], p + pkt->off, at - pkt->off);
-	/* Keep one entry for the packet after the data. */
-	while (len >= bs && n < QUIC_CRYPTO_SRC_SG - 1) {
-		run = quic_crypto_run(src, soff, len, &page, &poff);
-		if (!run)
-			return NULL;
-		if (run >= bs) {
-			run = round_down(run, bs);
-			sg_set_page(&s->src[n++], page, run, poff);
-		} else {
-			/* A block across a page or frag end: from the packet. */
-			run = bs;
-			if (skb_copy_bits(src, soff, p + at, run))
-				return NULL;
-			sg_set_buf(&s->src[n++], p + at, run);
-		}
-		at += run;
-		soff += run;
-		len -= run;
-	}
-	if (len && skb_copy_bits(src, soff, p + at, len))
-		return NULL;
-	if (at < end)
-		sg_set_buf(&s->src[n++], p + at, end - at);
-	sg_mark_end(&s->src[n - 1]);
-	return s->src;
-
-copy:
-	if (skb_copy_bits(src, soff, p + at, len))
-		return NULL;
-	return s->sg;
-}
-
-/*
  * Submit one packet.  Returns an error if it was not submitted; otherwise 0,
  * the result arriving in pkt->err through quic_crypto_complete().
  */
@@ -1110,7 +979,6 @@ static int quic_crypto_submit(struct quic_crypto_ctx *ctx,
 			      struct quic_crypto_pkt *pkt)
 {
 	bool enc = batch->encrypt;
-	struct scatterlist *src;
 	struct quic_crypto_dir *dir;
 	struct quic_crypto_key *k;
 	struct quic_crypto *c;
@@ -1137,11 +1005,6 @@ static int quic_crypto_submit(struct quic_crypto_ctx *ctx,
 	    pkt->len < hlen + QUIC_CRYPTO_TAG_LEN ||
 	    pkt->off + pkt->len > pkt->skb->len)
 		return -EINVAL;
-	if (pkt->gap_len &&
-	    (!enc || !pkt->gap_skb || pkt->gap_off < pkt->off + hlen ||
-	     pkt->gap_off + pkt->gap_len >
-	     pkt->off + pkt->len - QUIC_CRYPTO_TAG_LEN))
-		return -EINVAL;
 	/* Fail closed once a limit is reached: these keys must not be used. */
 	if (enc && (u64)atomic64_read(&k->packets) >= dir->cipher->conf_limit)
 		return -EKEYEXPIRED;
@@ -1155,13 +1018,6 @@ static int quic_crypto_submit(struct quic_crypto_ctx *ctx,
 	nsg = skb_to_sgvec(pkt->skb, s->sg, pkt->off, pkt->len);
 	if (nsg < 0)
 		return nsg;
-	src = s->sg;
-	if (pkt->gap_len) {
-		src = quic_crypto_src_sg(s, pkt, hlen,
-					 dir->cipher->walk_block);
-		if (!src)
-			return -EINVAL;
-	}
 
 	s->nsg = nsg;
 	s->batch = batch;
@@ -1173,7 +1029,7 @@ static int quic_crypto_submit(struct quic_crypto_ctx *ctx,
 	aead_request_set_callback(&s->req, CRYPTO_TFM_REQ_MAY_BACKLOG,
 				  quic_crypto_done, s);
 	aead_request_set_ad(&s->req, hlen);
-	aead_request_set_crypt(&s->req, src, s->sg,
+	aead_request_set_crypt(&s->req, s->sg, s->sg,
 			       pkt->len - hlen -
 			       (enc ? QUIC_CRYPTO_TAG_LEN : 0), s->iv);
 

@@ -85,12 +85,6 @@ struct quic_cipher {
 	u8		hplen;
 	bool		hp_chacha;	/* ChaCha20 header protection */
 	bool		ccm;		/* 16-byte CCM IV layout */
-	/*
-	 * Tx: stream data may be read from the send buffer in pieces cut on
-	 * multiples of this many bytes of the plaintext (crypto.c,
-	 * quic_crypto_src_sg()); 0: it is copied into the packet.
-	 */
-	u8		walk_block;
 	u64		conf_limit;
 	u64		integ_limit;
 };
@@ -180,15 +174,6 @@ struct quic_crypto_pkt {
 	u8		key;		/* enum quic_crypto_key_role, rx only */
 	u64		pn;
 	int		err;		/* result: 0, -EBADMSG, -ENOKEY, ... */
-	/*
-	 * tx: @gap_len bytes at @gap_off of the skb (after the header) are
-	 * not there but at @gap_skb_off in @gap_skb; they are encrypted from
-	 * there into the skb.  0: none.
-	 */
-	unsigned int	gap_off;
-	unsigned int	gap_len;
-	unsigned int	gap_skb_off;
-	struct sk_buff	*gap_skb;
 };
 
 /*

@@ -278,34 +278,7 @@ struct quic_tx_pkt {
 	bool			eliciting;
 	u64			acked;		/* its ACK's largest, or NONE */
 	struct list_head	frames;
-	struct quic_wr_gap	gap;		/* stream data left out */
 };
-
-/*
- * A 1-RTT or 0-RTT packet may leave its stream data out (stream_send.c,
- * quic_send_gap()): the AEAD reads it from the stream's send buffer and
- * writes the ciphertext into the packet (quic_crypto_pkt's gap), one copy
- * of the data less.  Not with an async AEAD, which could still read it
- * after the stream was reset and its buffer freed.
- */
-static void quic_tx_gap_set(struct quic_crypto_pkt *cpkt,
-			    const struct quic_tx_pkt *tp)
-{
-	if (!tp->gap.len)
-		return;
-	cpkt->gap_skb = tp->gap.src;
-	cpkt->gap_skb_off = tp->gap.src_off;
-	cpkt->gap_off = tp->gap.at - cpkt->skb->data;
-	cpkt->gap_len = tp->gap.len;
-}
-
-/* The packet is protected, or will not be sent: the data may go. */
-static void quic_tx_gap_put(struct quic_tx_pkt *tp)
-{
-	if (tp->gap.len)
-		consume_skb(tp->gap.src);
-	tp->gap.len = 0;
-}
 
 /*
  * Append one packet of space @id to @skb, using at most @room bytes.
@@ -355,9 +328,6 @@ static bool quic_build_packet(struct sock *sk, struct sk_buff *skb, u8 id,
 		return false;
 
 	quic_wr_init(&wr, p + hlen, room - hlen - QUIC_CRYPTO_TAG_LEN);
-	memset(&tp->gap, 0, sizeof(tp->gap));
-	if (id == QUIC_PN_SPACE_APP && !qs->crypto.async)
-		wr.gap = &tp->gap;
 	INIT_LIST_HEAD(&tp->frames);
 	tp->acked = QUIC_PN_NONE;
 	tp->eliciting = quic_fill_frames(sk, id, &wr, ack_only,
@@ -755,16 +725,13 @@ static bool quic_output_datagram(struct sock *sk, u64 now, bool ack_only,
 		cpkts[i].pn_len = tps[i].hdr.pn_len;
 		cpkts[i].level = quic_output_level(&tps[i].hdr, tps[i].space);
 		cpkts[i].pn = tps[i].hdr.pn;
-		quic_tx_gap_set(&cpkts[i], &tps[i]);
 	}
 	batch.pkts = cpkts;
 	batch.n = n;
 	err = quic_crypto_encrypt_batch(&qs->crypto, &batch);
-	for (i = 0; i < n; i++) {
-		quic_tx_gap_put(&tps[i]);
+	for (i = 0; i < n; i++)
 		if (cpkts[i].err)
 			err = cpkts[i].err;
-	}
 
 	for (i = 0; i < n; i++) {
 		if (err) {
@@ -865,9 +832,7 @@ bool quic_output_probe(struct sock *sk, u32 size, u64 now)
 	cpkt.pn_len = tp.hdr.pn_len;
 	cpkt.level = QUIC_CRYPTO_APP;
 	cpkt.pn = tp.hdr.pn;
-	quic_tx_gap_set(&cpkt, &tp);
 	err = quic_crypto_encrypt_batch(&qs->crypto, &batch) ?: cpkt.err;
-	quic_tx_gap_put(&tp);
 	if (err) {
 		kfree_skb(skb);
 		return false;

@@ -384,70 +384,37 @@ int quic_stream_send_one(struct sock *sk, u64 id, struct msghdr *msg,
 	return quic_stream_write(sk, s, msg, len, flags, &timeo);
 }
 
-/* The send-buffer skb holding stream offset @off of @s, or NULL. */
-static struct sk_buff *quic_send_skb_at(struct quic_stream *s, u64 off)
+/* Copy @len bytes of @s's send data from stream offset @off to @to. */
+static int quic_send_copy(struct quic_stream *s, u64 off, u8 *to, u32 len)
 {
 	struct sk_buff *skb = s->cursor;
 
 	if (!skb || QUIC_SEND_CB(skb)->offset > off)
 		skb = skb_peek(&s->send_buf);
-	while (skb && off >= QUIC_SEND_CB(skb)->offset) {
-		if (off < QUIC_SEND_CB(skb)->offset + skb->len) {
-			s->cursor = skb;
-			return skb;
-		}
-		skb = skb_queue_is_last(&s->send_buf, skb) ? NULL :
-		      skb_queue_next(&s->send_buf, skb);
-	}
-	return NULL;
-}
-
-/* Copy @len bytes of @s's send data from stream offset @off to @to. */
-static int quic_send_copy(struct quic_stream *s, u64 off, u8 *to, u32 len)
-{
 	while (len) {
-		struct sk_buff *skb = quic_send_skb_at(s, off);
-		u32 n, at;
+		u64 start, end;
+		u32 n;
 
 		if (!skb)
 			return -EFAULT;		/* cannot happen: data is kept */
-		at = off - QUIC_SEND_CB(skb)->offset;
-		n = min_t(u32, len, skb->len - at);
-		if (skb_copy_bits(skb, at, to, n))
+		start = QUIC_SEND_CB(skb)->offset;
+		end = start + skb->len;
+		if (off >= end) {
+			skb = skb_queue_is_last(&s->send_buf, skb) ? NULL :
+			      skb_queue_next(&s->send_buf, skb);
+			continue;
+		}
+		if (off < start)
 			return -EFAULT;
+		n = min_t(u64, len, end - off);
+		if (skb_copy_bits(skb, off - start, to, n))
+			return -EFAULT;
+		s->cursor = skb;
 		to += n;
 		off += n;
 		len -= n;
 	}
 	return 0;
-}
-
-/*
- * Stream data of a packet is left out of it when the packet builder allows
- * (wr->gap, output.c) and it lies in one send-buffer skb: the AEAD reads it
- * from there while it encrypts into the packet, instead of it being copied
- * into the packet first (the second copy of the data after sendmsg()'s).
- * The skb is held until then.  Short runs are copied: the scatterlist
- * would cost more than the copy.
- */
-#define QUIC_SEND_GAP_MIN	256
-
-static bool quic_send_gap(struct quic_stream *s, struct quic_wr *wr, u64 off,
-			  u32 len)
-{
-	struct quic_wr_gap *gap = wr->gap;
-	struct sk_buff *skb;
-
-	if (!gap || gap->len || len < QUIC_SEND_GAP_MIN)
-		return false;
-	skb = quic_send_skb_at(s, off);
-	if (!skb || off + len > QUIC_SEND_CB(skb)->offset + skb->len)
-		return false;
-	gap->at = wr->p;
-	gap->len = len;
-	gap->src = skb_get(skb);
-	gap->src_off = off - QUIC_SEND_CB(skb)->offset;
-	return true;
 }
 
 /* Bytes of a STREAM frame header: type, id, offset unless 0, length. */
@@ -470,8 +437,7 @@ static int quic_put_stream(struct quic_wr *wr, struct quic_stream *s, u64 off,
 	if (quic_wr_u8(wr, type) || quic_wr_varint(wr, s->id) ||
 	    (off && quic_wr_varint(wr, off)) ||
 	    quic_wr_varint_fixed(wr, len, 2) || quic_wr_left(wr) < len ||
-	    (!quic_send_gap(s, wr, off, len) &&
-	     quic_send_copy(s, off, wr->p, len))) {
+	    quic_send_copy(s, off, wr->p, len)) {
 		wr->p = start;
 		return -ENOSPC;
 	}

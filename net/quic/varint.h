@@ -144,33 +144,18 @@ static inline int quic_rd_copy(struct quic_rd *rd, void *dst, size_t n)
 }
 
 /*
- * A run of bytes a writer skipped, to be filled later from @src at @src_off
- * (@src is the caller's: the packet builder reads stream data from the
- * send buffer while it encrypts, output.c).  @len 0: none yet.
- */
-struct quic_wr_gap {
-	u8 *at;
-	u32 len;
-	u32 src_off;
-	void *src;
-};
-
-/*
  * Write cursor.  Every quic_wr_*() returns 0, -ENOSPC when the bytes do not
  * fit (nothing is written then) or -EINVAL for an unencodable value.
- * @gap, when set, may take one run of bytes left to be filled later.
  */
 struct quic_wr {
 	u8 *p;
 	u8 *end;
-	struct quic_wr_gap *gap;
 };
 
 static inline void quic_wr_init(struct quic_wr *wr, u8 *buf, size_t len)
 {
 	wr->p = buf;
 	wr->end = buf + len;
-	wr->gap = NULL;
 }
 
 static inline size_t quic_wr_left(const struct quic_wr *wr)
