@@ -64,6 +64,7 @@ static const char *const quic_stat_names[QUIC_STAT_MAX] = {
 	[QUIC_STAT_GSO_TRAINS]		= "gso_trains",
 	[QUIC_STAT_GSO_SEGS]		= "gso_datagrams",
 	[QUIC_STAT_TRAIN_POOLED]	= "gso_trains_pooled",
+	[QUIC_STAT_STREAM_TX_PAGES]	= "stream_tx_pages",
 	[QUIC_STAT_GRO_TRAINS]		= "rx_trains",
 	[QUIC_STAT_GRO_SEGS]		= "rx_train_datagrams",
 	[QUIC_STAT_RX_DEFERRED]		= "rx_deferred",

@@ -6,10 +6,12 @@
  * and raw sendmsg()/recvmsg()), FIN with the last byte, zero-length FIN,
  * sendmsg() without a cmsg, large interleaved transfers checked byte by
  * byte, MSG_PEEK, blocking and non-blocking reads, SO_RCVTIMEO,
- * POLLIN/EPOLLIN readiness, and 4 KiB request/response messages leaving
- * as UDP GSO trains built on reused pages (gso_trains_pooled in
- * /proc/net/quic_stats, net/quic/txcache.c).  Resets and write errors are
- * in reset_test.c, flow control in flow_test.c.
+ * POLLIN/EPOLLIN readiness, and 4 KiB request/response messages written
+ * into shared 32 KB pages (stream_tx_pages in /proc/net/quic_stats,
+ * net/quic/stream_send.c) and leaving as UDP GSO trains built on reused
+ * pages (gso_trains_pooled, net/quic/txcache.c).
+ * Resets and write errors are in reset_test.c, flow control in
+ * flow_test.c.
  */
 
 #include "quic_conn.h"
@@ -826,7 +828,12 @@ static int recv_all(int fd, char *buf, size_t len)
  * Request/response with 4 KiB messages: each is 3 datagrams of at most
  * 1452 bytes (no PLPMTUD), so one UDP GSO train whose skb head is under a
  * slab's largest object; every train is built on a page of the per-CPU
- * pool (txcache.c), not a zeroed kmalloc(), and the bytes arrive intact.
+ * pool (txcache.c), not a zeroed kmalloc().  Both ends write from this
+ * thread, so into its page fragment (sk_page_frag(), stream_send.c): one
+ * 32 KB page per 8 messages at most, not a page of its own each (here
+ * no page is used again from its start, as the other end's last message
+ * is still unacknowledged when one writes: that takes two processes).
+ * And the bytes arrive intact.
  */
 #define RR_ROUNDS	16
 #define RR_SIZE		4096
@@ -836,11 +843,12 @@ static void test_rr_trains_pooled(int family)
 	static char req[RR_SIZE], resp[RR_SIZE], buf[RR_SIZE];
 	long trains = hp_stat("gso_trains");
 	long pooled = hp_stat("gso_trains_pooled");
-	long dt, dp;
+	long pages = hp_stat("stream_tx_pages");
+	long dt, dp, dg;
 	struct conn c;
 	int i, j;
 
-	CHECK(trains >= 0 && pooled >= 0);
+	CHECK(trains >= 0 && pooled >= 0 && pages >= 0);
 	if (tap_failed_checks || conn_open(&c, family))
 		return;
 	for (i = 0; i < RR_ROUNDS; i++) {
@@ -859,11 +867,14 @@ static void test_rr_trains_pooled(int family)
 	}
 	dt = hp_stat("gso_trains") - trains;
 	dp = hp_stat("gso_trains_pooled") - pooled;
-	printf("# %d round trips: gso_trains +%ld, gso_trains_pooled +%ld\n",
-	       RR_ROUNDS, dt, dp);
+	dg = hp_stat("stream_tx_pages") - pages;
+	printf("# %d round trips: gso_trains +%ld, gso_trains_pooled +%ld, stream_tx_pages +%ld\n",
+	       RR_ROUNDS, dt, dp, dg);
 	/* A message may leave in more than one train, never in none. */
 	CHECK(dt >= 2 * RR_ROUNDS);
 	CHECK(dp >= dt);
+	/* 128 KB written: 4 or 5 new pages, 32 with a page per message. */
+	CHECK(dg >= 1 && dg <= RR_ROUNDS);
 	conn_close(&c);
 }
 
