@@ -311,8 +311,6 @@ enum quic_stat {
 	QUIC_STAT_PATH_VALID,	/* new paths validated */
 	QUIC_STAT_GSO_TRAINS,	/* UDP GSO skbs of 2 or more datagrams */
 	QUIC_STAT_GSO_SEGS,	/* the datagrams in them (output.c) */
-	QUIC_STAT_TRAIN_POOLED,	/* train skbs on a reused page (txcache.c) */
-	QUIC_STAT_STREAM_TX_PAGES,	/* new pages for stream data (stream_send.c) */
 	QUIC_STAT_GRO_TRAINS,	/* UDP GSO skbs received whole (udp.c) */
 	QUIC_STAT_GRO_SEGS,	/* the datagrams in them */
 	QUIC_STAT_RX_DEFERRED,	/* datagrams left to a reader (input.c) */

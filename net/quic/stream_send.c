@@ -112,79 +112,9 @@ void quic_stream_send_free(struct sock *sk, struct quic_stream *s)
 	}
 }
 
-/*
- * Up to @n bytes of the user's message in an skb of page fragments, or
- * NULL.  They go into the page fragment TCP's sendmsg() writes into
- * (sk_page_frag(): the writing task's, or the socket's own for sockets
- * that may not use it): its page (32 KB, or one page if that cannot be
- * had) is filled piece by piece, and used again from the start once no
- * skb points into it any more, that is, once what was written there is
- * acknowledged.  Pages of their own (alloc_skb_with_frags()) were each a
- * new allocation, which the kernel zeroes (init_on_alloc): 4 KB of
- * clear_page_erms for every 4 KiB message of a request/response
- * exchange, which now writes into the same page over and over.  Fewer
- * bytes are taken if the skb runs out of fragments.  Socket lock held.
- */
-static struct sk_buff *quic_stream_frag_skb(struct sock *sk,
-					    struct msghdr *msg, size_t n,
-					    int *err)
-{
-	struct page_frag *pfrag = sk_page_frag(sk);
-	struct page *last;
-	struct sk_buff *skb;
-	skb_frag_t *frag;
-	size_t chunk;
-	int i;
-
-	*err = -ENOBUFS;
-	skb = alloc_skb(0, sk->sk_allocation);
-	if (!skb)
-		return NULL;
-	while (skb->len < n) {
-		/* Not sk_page_frag_refill(): its failure shrinks sk_sndbuf. */
-		last = pfrag->page;
-		if (!skb_page_frag_refill(32U, pfrag, sk->sk_allocation))
-			break;
-		if (pfrag->page != last)
-			QUIC_INC_STATS(STREAM_TX_PAGES, 1);
-		i = skb_shinfo(skb)->nr_frags;
-		if (!skb_can_coalesce(skb, i, pfrag->page, pfrag->offset)) {
-			if (i == MAX_SKB_FRAGS)
-				break;
-			skb_fill_page_desc(skb, i, pfrag->page, pfrag->offset,
-					   0);
-			get_page(pfrag->page);
-			i++;
-		}
-		chunk = min_t(size_t, n - skb->len,
-			      pfrag->size - pfrag->offset);
-		if (!copy_from_iter_full(page_address(pfrag->page) +
-					 pfrag->offset, chunk,
-					 &msg->msg_iter)) {
-			*err = -EFAULT;
-			kfree_skb(skb);
-			return NULL;
-		}
-		frag = &skb_shinfo(skb)->frags[i - 1];
-		skb_frag_size_add(frag, chunk);
-		pfrag->offset += chunk;
-		skb->len += chunk;
-		skb->data_len += chunk;
-		skb->truesize += chunk;
-	}
-	if (!skb->len) {
-		kfree_skb(skb);
-		return NULL;
-	}
-	return skb;
-}
-
-/*
- * Append up to @n bytes of the user's message to the stream's send
- * buffer.  Returns the bytes taken, or an error if none were.
- */
-static ssize_t quic_stream_append(struct sock *sk, struct quic_stream *s,
-				  struct msghdr *msg, size_t n)
+/* Append @n bytes of the user's message to the stream's send buffer. */
+static int quic_stream_append(struct sock *sk, struct quic_stream *s,
+			      struct msghdr *msg, size_t n)
 {
 	struct quic_streams *st = &quic_sk(sk)->streams;
 	struct sk_buff *skb;
@@ -192,19 +122,21 @@ static ssize_t quic_stream_append(struct sock *sk, struct quic_stream *s,
 
 	if (n <= QUIC_SEND_LINEAR_MAX) {
 		skb = alloc_skb(n, sk->sk_allocation);
-		if (!skb)
-			return err;
-		skb_put(skb, n);
-		err = skb_copy_datagram_from_iter(skb, 0, &msg->msg_iter, n);
-		if (err) {
-			kfree_skb(skb);
-			return err;
-		}
+		if (skb)
+			skb_put(skb, n);
 	} else {
-		skb = quic_stream_frag_skb(sk, msg, n, &err);
-		if (!skb)
-			return err;
-		n = skb->len;
+		skb = alloc_skb_with_frags(0, n, 0, &err, sk->sk_allocation);
+		if (skb) {
+			skb->data_len = n;
+			skb->len = n;
+		}
+	}
+	if (!skb)
+		return err;
+	err = skb_copy_datagram_from_iter(skb, 0, &msg->msg_iter, n);
+	if (err) {
+		kfree_skb(skb);
+		return err;
 	}
 	QUIC_SEND_CB(skb)->offset = s->written;
 	__skb_queue_tail(&s->send_buf, skb);
@@ -213,7 +145,7 @@ static ssize_t quic_stream_append(struct sock *sk, struct quic_stream *s,
 	st->written += n;
 	if (s->send_state == QUIC_STREAM_SEND_STATE_READY)
 		s->send_state = QUIC_STREAM_SEND_STATE_SEND;
-	return n;
+	return 0;
 }
 
 /* The packet builder should look at @s. */
@@ -363,7 +295,6 @@ static int quic_stream_write(struct sock *sk, struct quic_stream *s,
 
 	while (copied < len) {
 		u64 credit = quic_stream_credit(st, s);
-		ssize_t taken;
 		size_t n;
 
 		if (!credit || !quic_sndbuf_free(sk)) {
@@ -388,12 +319,10 @@ static int quic_stream_write(struct sock *sk, struct quic_stream *s,
 		}
 		n = min_t(u64, len - copied, min_t(u64, credit,
 						   QUIC_SEND_CHUNK_MAX));
-		taken = quic_stream_append(sk, s, msg, n);
-		if (taken < 0) {
-			err = taken;
+		err = quic_stream_append(sk, s, msg, n);
+		if (err)
 			break;
-		}
-		copied += taken;
+		copied += n;
 		quic_stream_mark_send(sk, s);
 		if (copied < len)
 			quic_output(sk);

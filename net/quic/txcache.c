@@ -18,17 +18,12 @@ static struct kmem_cache *quic_frame_cache __read_mostly;
 static struct kmem_cache *quic_sent_cache __read_mostly;
 
 /*
- * The pages of GSO trains.  A train was an alloc_skb() of its own, which
- * the kernel zeroes (init_on_alloc): a page allocation (16, 32 or 64 KB)
- * above a slab's largest object (KMALLOC_MAX_CACHE_SIZE), where in a bulk
- * profile clear_page_erms was about a fifth of the AES-GCM encryption's
- * samples, and below it a kmalloc() whose whole object is memset: a 4 KiB
- * message (3 datagrams at MTU 1500) took kmalloc-8k, and in an RR 4 KiB
- * profile that __memset, on the critical path of every message, had more
- * samples than the AES-GCM encryption of the message itself.  So every
- * train is built on a page of this pool, of the smallest power-of-two
- * size from PAGE_SIZE to 64 KB that holds it: each CPU keeps up to
- * QUIC_TRAIN_POOL_PAGES pages of each size, and a train
+ * The pages of GSO trains.  A train larger than a slab's largest object
+ * (KMALLOC_MAX_CACHE_SIZE) was a page allocation of its own (16, 32 or
+ * 64 KB), which the kernel zeroes (init_on_alloc): in a bulk profile that
+ * clear_page_erms was about a fifth of the AES-GCM encryption's samples,
+ * for memory the train overwrites.  Each CPU keeps up to
+ * QUIC_TRAIN_POOL_PAGES pages of each of the three sizes, and a train
  * takes one whose count is down to the pool's own reference, that is,
  * whose last skb (the train, its copy in quic_train_fit(), a receiver's
  * pieces of it) is gone: the page is used again as it is, as
@@ -39,14 +34,11 @@ static struct kmem_cache *quic_sent_cache __read_mostly;
  * takes a reference to a page once no skb points into it, so the count
  * seen is stable.  When every page of the size is in use, or one cannot
  * be had, the train is alloc_skb()ed as before.  Bounded: at most
- * QUIC_TRAIN_POOL_PAGES * 124 KB per CPU that sent trains (4 KB pages),
- * freed when the module goes (pages still in skbs are freed with their
- * skb).
+ * QUIC_TRAIN_POOL_PAGES * 112 KB per CPU that sent trains, freed when the
+ * module goes (pages still in skbs are freed with their skb).
  */
 #define QUIC_TRAIN_POOL_PAGES	4
-#define QUIC_TRAIN_POOL_MAX	SZ_64K
-/* PAGE_SIZE, 2 * PAGE_SIZE, ... QUIC_TRAIN_POOL_MAX (one size at least) */
-#define QUIC_TRAIN_POOL_SIZES	(PAGE_SHIFT < 16 ? 17 - PAGE_SHIFT : 1)
+#define QUIC_TRAIN_POOL_SIZES	3	/* SZ_16K, SZ_32K, SZ_64K */
 
 struct quic_train_pool {
 	struct page	*page[QUIC_TRAIN_POOL_SIZES][QUIC_TRAIN_POOL_PAGES];
@@ -56,11 +48,11 @@ static DEFINE_PER_CPU(struct quic_train_pool, quic_train_pool);
 
 struct sk_buff *quic_train_skb_alloc(unsigned int size)
 {
-	unsigned int obj = SKB_HEAD_ALIGN(size), bytes = PAGE_SIZE, i, c = 0;
+	unsigned int obj = SKB_HEAD_ALIGN(size), bytes = SZ_16K, i, c = 0;
 	struct page **slot, *page = NULL;
 	struct sk_buff *skb;
 
-	if (obj > max_t(unsigned int, QUIC_TRAIN_POOL_MAX, PAGE_SIZE))
+	if (obj <= KMALLOC_MAX_CACHE_SIZE || obj > SZ_64K)
 		return alloc_skb(size, GFP_ATOMIC | __GFP_NOWARN);
 	while (bytes < obj) {
 		bytes <<= 1;
@@ -90,11 +82,8 @@ struct sk_buff *quic_train_skb_alloc(unsigned int size)
 	if (!page)
 		return alloc_skb(size, GFP_ATOMIC | __GFP_NOWARN);
 	skb = build_skb(page_address(page), bytes);
-	if (!skb) {
+	if (!skb)
 		put_page(page);
-		return NULL;
-	}
-	QUIC_INC_STATS(TRAIN_POOLED, 1);
 	return skb;
 }
 

@@ -5,17 +5,12 @@
  * QUIC_STREAM_INFO cmsg both ways (libquic's quic_sendmsg()/quic_recvmsg()
  * and raw sendmsg()/recvmsg()), FIN with the last byte, zero-length FIN,
  * sendmsg() without a cmsg, large interleaved transfers checked byte by
- * byte, MSG_PEEK, blocking and non-blocking reads, SO_RCVTIMEO,
- * POLLIN/EPOLLIN readiness, and 4 KiB request/response messages written
- * into shared 32 KB pages (stream_tx_pages in /proc/net/quic_stats,
- * net/quic/stream_send.c) and leaving as UDP GSO trains built on reused
- * pages (gso_trains_pooled, net/quic/txcache.c).
- * Resets and write errors are in reset_test.c, flow control in
- * flow_test.c.
+ * byte, MSG_PEEK, blocking and non-blocking reads, SO_RCVTIMEO, and
+ * POLLIN/EPOLLIN readiness.  Resets and write errors are in reset_test.c,
+ * flow control in flow_test.c.
  */
 
 #include "quic_conn.h"
-#include "../hostile/procfs.h"
 
 #include <linux/sock_diag.h>
 #include <sys/epoll.h>
@@ -808,76 +803,6 @@ static void test_objects_charged(int family)
 	conn_close(&c);
 }
 
-/* Read exactly @len bytes of stream data from @fd into @buf. */
-static int recv_all(int fd, char *buf, size_t len)
-{
-	struct rinfo ri;
-	size_t got = 0;
-	ssize_t n;
-
-	while (got < len) {
-		n = qrecv(fd, buf + got, len - got, 0, &ri);
-		if (n <= 0)
-			return -1;
-		got += n;
-	}
-	return 0;
-}
-
-/*
- * Request/response with 4 KiB messages: each is 3 datagrams of at most
- * 1452 bytes (no PLPMTUD), so one UDP GSO train whose skb head is under a
- * slab's largest object; every train is built on a page of the per-CPU
- * pool (txcache.c), not a zeroed kmalloc().  Both ends write from this
- * thread, so into its page fragment (sk_page_frag(), stream_send.c): one
- * 32 KB page per 8 messages at most, not a page of its own each (here
- * no page is used again from its start, as the other end's last message
- * is still unacknowledged when one writes: that takes two processes).
- * And the bytes arrive intact.
- */
-#define RR_ROUNDS	16
-#define RR_SIZE		4096
-
-static void test_rr_trains_pooled(int family)
-{
-	static char req[RR_SIZE], resp[RR_SIZE], buf[RR_SIZE];
-	long trains = hp_stat("gso_trains");
-	long pooled = hp_stat("gso_trains_pooled");
-	long pages = hp_stat("stream_tx_pages");
-	long dt, dp, dg;
-	struct conn c;
-	int i, j;
-
-	CHECK(trains >= 0 && pooled >= 0 && pages >= 0);
-	if (tap_failed_checks || conn_open(&c, family))
-		return;
-	for (i = 0; i < RR_ROUNDS; i++) {
-		for (j = 0; j < RR_SIZE; j++) {
-			req[j] = (char)(i * 7 + j);
-			resp[j] = (char)(i * 13 + j * 3);
-		}
-		CHECK(qsend(c.cfd, req, RR_SIZE, C_BIDI(0), 0, 0) == RR_SIZE);
-		CHECK_OK(recv_all(c.sfd, buf, RR_SIZE));
-		CHECK(!memcmp(buf, req, RR_SIZE));
-		CHECK(qsend(c.sfd, resp, RR_SIZE, C_BIDI(0), 0, 0) == RR_SIZE);
-		CHECK_OK(recv_all(c.cfd, buf, RR_SIZE));
-		CHECK(!memcmp(buf, resp, RR_SIZE));
-		if (tap_failed_checks)
-			break;
-	}
-	dt = hp_stat("gso_trains") - trains;
-	dp = hp_stat("gso_trains_pooled") - pooled;
-	dg = hp_stat("stream_tx_pages") - pages;
-	printf("# %d round trips: gso_trains +%ld, gso_trains_pooled +%ld, stream_tx_pages +%ld\n",
-	       RR_ROUNDS, dt, dp, dg);
-	/* A message may leave in more than one train, never in none. */
-	CHECK(dt >= 2 * RR_ROUNDS);
-	CHECK(dp >= dt);
-	/* 128 KB written: 4 or 5 new pages, 32 with a page per message. */
-	CHECK(dg >= 1 && dg <= RR_ROUNDS);
-	conn_close(&c);
-}
-
 static const struct conn_test tests[] = {
 	{ "QUIC version 2 when the client's config asks for it", test_version_2,
 	  FAM_BOTH },
@@ -903,7 +828,6 @@ static const struct conn_test tests[] = {
 	{ "poll: POLLIN only with data, POLLOUT when idle", test_poll_readiness, FAM_BOTH },
 	{ "epoll: EPOLLIN only with data", test_epoll_readiness, 0 },
 	{ "streams, CIDs and the ticket charged to optmem", test_objects_charged, 0 },
-	{ "4 KiB request/response: trains on pooled pages", test_rr_trains_pooled, FAM_BOTH },
 };
 
 int main(void)
