@@ -214,8 +214,7 @@ quic_dispatch_find(struct quic_dispatch *d, const struct quic_cid *dcid)
 	struct quic_dispatch_conn *c;
 
 	list_for_each_entry(c, &d->conns, node)
-		if (c->dcid.len == dcid->len &&
-		    !memcmp(c->dcid.data, dcid->data, dcid->len))
+		if (quic_cid_eq(&c->dcid, dcid))
 			return c;
 	return NULL;
 }
@@ -703,9 +702,8 @@ bool quic_dispatch_stop(struct quic_dispatch *d)
 void quic_dispatch_accepted(struct quic_dispatch *d, struct sock *lsk,
 			    const struct quic_cid *dcid)
 {
-	struct quic_dispatch_conn *c;
-
 	struct quic_udp_sock *us = quic_dispatch_udp(d);
+	struct quic_dispatch_conn *c;
 
 	mutex_lock(&d->lock);
 	c = quic_dispatch_find(d, dcid);

@@ -300,8 +300,7 @@ static int quic_rcv_packet(struct sock *sk, struct sk_buff *skb,
 	 * ServerHello and Handshake keys are not the ones it goes on with.
 	 */
 	if (!qs->is_server && qs->peer_scid_set && hdr.type != QUIC_PKT_1RTT &&
-	    (hdr.scid.len != qs->peer_scid.len ||
-	     memcmp(hdr.scid.data, qs->peer_scid.data, hdr.scid.len))) {
+	    !quic_cid_eq(&hdr.scid, &qs->peer_scid)) {
 		QUIC_DROP(sk, OTHER_SCID);
 		return hdr.pkt_len;
 	}

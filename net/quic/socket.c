@@ -955,8 +955,7 @@ static void quic_accept_take_copies(struct sock *sk,
 
 	skb_queue_walk_safe(&quic_sk(sk)->accept_queue, skb, tmp) {
 		if (quic_hdr_parse(skb->data, skb->len, QUIC_SCID_LEN, &hdr) ||
-		    hdr.dcid.len != dcid->len ||
-		    memcmp(hdr.dcid.data, dcid->data, dcid->len))
+		    !quic_cid_eq(&hdr.dcid, dcid))
 			continue;
 		__skb_unlink(skb, &quic_sk(sk)->accept_queue);
 		skb_orphan(skb);
