@@ -37,14 +37,15 @@ static struct kmem_cache *quic_sent_cache __read_mostly;
  * QUIC_TRAIN_POOL_PAGES * 112 KB per CPU that sent trains, freed when the
  * module goes (pages still in skbs are freed with their skb).
  *
- * A smaller train (a request or an answer of a few KB) is built on a
+ * A smaller train (a request or an answer of a few KB), and a lone
+ * datagram that may carry stream data (output.c), are built on a
  * page fragment of the networking core's per-CPU cache (netdev_alloc_frag(),
  * what drivers build received skbs on), not kmalloc()ed: a receiver on
  * this host then finds the stream data of its datagrams in a page, which
  * it can queue as page fragments of one skb instead of an skb per
  * datagram (stream_recv.c, "Merging").  The fragment is not zeroed, as a
  * kmalloc()ed head is on every allocation (init_on_alloc).  If the cache
- * has no room, the train is alloc_skb()ed as before.
+ * has no room, the skb is alloc_skb()ed as before.
  */
 #define QUIC_TRAIN_POOL_PAGES	4
 #define QUIC_TRAIN_POOL_SIZES	3	/* SZ_16K, SZ_32K, SZ_64K */
