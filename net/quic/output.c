@@ -684,8 +684,15 @@ static bool quic_output_datagram(struct sock *sk, u64 now, bool ack_only,
 		skb = quic_train_tail(sk, t, gso, room, ecn);
 	}
 	if (!skb) {
-		room = need;	/* an ACK alone: a small skb */
-		skb = alloc_skb(QUIC_TX_HEADROOM + room, GFP_ATOMIC);
+		/*
+		 * An ACK alone: a small skb.  A datagram that may carry stream
+		 * data: on a page fragment as trains are, so that a receiver
+		 * on this host can merge that data (txcache.c).
+		 */
+		skb = need < room ? alloc_skb(QUIC_TX_HEADROOM + need,
+					      GFP_ATOMIC) :
+				    quic_train_skb_alloc(QUIC_TX_HEADROOM + room);
+		room = need;
 		if (!skb)
 			return false;
 		skb_reserve(skb, QUIC_TX_HEADROOM);

@@ -68,6 +68,7 @@ static const char *const quic_stat_names[QUIC_STAT_MAX] = {
 	[QUIC_STAT_RX_DEFERRED]		= "rx_deferred",
 	[QUIC_STAT_RX_LATE]		= "rx_deferred_late",
 	[QUIC_STAT_RX_WAKES_SAVED]	= "rx_wakeups_saved",
+	[QUIC_STAT_RX_SKBS_MERGED]	= "rx_skbs_merged",
 };
 
 static int quic_stats_show(struct seq_file *seq, void *v)

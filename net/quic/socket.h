@@ -318,6 +318,7 @@ enum quic_stat {
 	QUIC_STAT_RX_DEFERRED,	/* datagrams left to a reader (input.c) */
 	QUIC_STAT_RX_LATE,	/* of them, processed by a timer instead */
 	QUIC_STAT_RX_WAKES_SAVED,	/* data wake-ups merged in a train's */
+	QUIC_STAT_RX_SKBS_MERGED,	/* stream pieces added to a ready skb */
 	QUIC_STAT_MAX,
 };
 

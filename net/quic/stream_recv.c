@@ -22,6 +22,22 @@
  * costs under twice its size, so a genuine peer is not refused; a peer
  * cutting its data small can make it cost no more than 2.5 times what it
  * sent, and the windows bound what it may send.
+ *
+ * Merging (issue 17): a message of several datagrams would wait as one
+ * skb per datagram, each copied out by a pass of its own and freed on its
+ * own in recvmsg().  Where a piece's bytes lie in a page (the datagram's
+ * head is a page fragment: our trains, txcache.c, and most NICs' skbs),
+ * the piece is not cloned but referenced as a page fragment of the
+ * stream's last ready skb, as TCP's skb_try_coalesce() steals a head, so
+ * that consecutive in-order data waits in one skb of up to MAX_SKB_FRAGS
+ * pieces and is copied out in one pass.  Each piece is charged what its
+ * clone would have been (the datagram's truesize: its share of a train),
+ * added to the merged skb's truesize and to sk_rmem_alloc together, so
+ * the skb's destructor gives back exactly what was charged.  A partial
+ * read leaves a ready skb whole (a page-fragment skb cannot be pulled
+ * without copying): the first one's consumed part is what lies below
+ * quic_stream.read.  Ready skbs are only ever touched under the socket
+ * lock (in softirq with it held, or by its owner).
  */
 
 #include <linux/skbuff.h>
@@ -124,6 +140,63 @@ static struct sk_buff *quic_stream_data_skb(struct sock *sk,
 	return skb;
 }
 
+/*
+ * Can a piece of @pkt be referenced as a page fragment (see "Merging"
+ * above)?  Its bytes must lie in a head that is a page fragment of its
+ * own (not kmalloc()ed), and not in a page pool's page, whose references
+ * are counted apart (skb_try_coalesce() refuses those too).
+ */
+static bool quic_stream_page_piece(const struct sk_buff *pkt)
+{
+	return pkt->head_frag && !pkt->pp_recycle && !skb_is_nonlinear(pkt);
+}
+
+/*
+ * Append @len bytes at @data, in @pkt's head, to the stream's ready queue
+ * as a page fragment: to @tail, the queue's last skb, if it ends where
+ * they start, owns its shared info (not a clone) and has a slot left;
+ * else to a new skb without linear data.  Returns false on allocation
+ * failure.  Socket lock held.
+ */
+static bool quic_stream_merge(struct sock *sk, struct quic_stream *s,
+			      struct sk_buff *tail, struct sk_buff *pkt,
+			      const u8 *data, u32 len)
+{
+	struct page *page = virt_to_head_page(pkt->head);
+	u32 off = data - (const u8 *)page_address(page);
+	u32 charge = pkt->truesize;
+
+	if (tail && !skb_cloned(tail) && !skb_has_frag_list(tail) &&
+	    skb_shinfo(tail)->nr_frags < MAX_SKB_FRAGS &&
+	    QUIC_STREAM_RX_OFF(tail) + tail->len == s->delivered) {
+		get_page(page);
+		skb_fill_page_desc(tail, skb_shinfo(tail)->nr_frags, page,
+				   off, len);
+		tail->len += len;
+		tail->data_len += len;
+		/* Charged as skb_set_owner_r() charges, given back with it. */
+		tail->truesize += charge;
+		atomic_add(charge, &sk->sk_rmem_alloc);
+		sk_mem_charge(sk, charge);
+		QUIC_INC_STATS(RX_SKBS_MERGED, 1);
+		return true;
+	}
+	tail = alloc_skb(0, GFP_ATOMIC);
+	if (!tail)
+		return false;
+	get_page(page);
+	skb_fill_page_desc(tail, 0, page, off, len);
+	tail->len = len;
+	tail->data_len = len;
+	tail->truesize += charge;
+	memset(QUIC_RCV_CB(tail), 0, sizeof(struct quic_rcv_cb));
+	QUIC_RCV_CB(tail)->kind = QUIC_RCV_STREAM;
+	QUIC_STREAM_RX_OFF(tail) = s->delivered;
+	skb_set_owner_r(tail, sk);
+	__skb_queue_tail(&s->ready, tail);
+	return true;
+}
+
 /* Data at s->delivered: make it readable, with what it lets follow. */
 static int quic_stream_deliver(struct sock *sk, struct quic_stream *s,
 			       struct sk_buff *pkt, const u8 *data, u32 len)
@@ -141,6 +214,9 @@ static int quic_stream_deliver(struct sock *sk, struct quic_stream *s,
 	    !skb_is_nonlinear(skb) && skb_tailroom(skb) >= len &&
 	    QUIC_STREAM_RX_OFF(skb) + skb->len == s->delivered) {
 		skb_put_data(skb, data, len);
+	} else if (len > QUIC_RX_COPY_MAX && quic_stream_page_piece(pkt)) {
+		if (!quic_stream_merge(sk, s, skb, pkt, data, len))
+			return -ENOMEM;
 	} else {
 		skb = quic_stream_data_skb(sk, pkt, data, len, s->delivered,
 					   QUIC_RX_COPY_MAX, QUIC_RX_COPY_ROOM);
@@ -396,36 +472,42 @@ int quic_stream_stop_sending(struct sock *sk, u64 id, u32 errcode)
 
 /*
  * Copy up to @len bytes of @s's data in order to @to, consuming them unless
- * @peek.  Returns the bytes copied, or an error if none were.
+ * @peek.  Returns the bytes copied, or an error if none were.  The ready
+ * skbs hold the stream's bytes from s->read on, back to back; the first
+ * may begin below it, where a partial read stopped (an skb is kept whole
+ * until all of it is read: see "Merging" above).
  */
 static int quic_stream_copy_ready(struct quic_stream *s, struct iov_iter *to,
 				  size_t len, bool peek)
 {
 	struct sk_buff *skb, *tmp;
+	u64 pos = s->read;
 	size_t copied = 0;
 	int err = 0;
 
 	skb_queue_walk_safe(&s->ready, skb, tmp) {
-		u32 n = min_t(size_t, len - copied, skb->len);
+		u64 skip = pos - QUIC_STREAM_RX_OFF(skb);
+		u32 n;
 
+		if (WARN_ON_ONCE(pos < QUIC_STREAM_RX_OFF(skb) ||
+				 skip >= skb->len)) {
+			err = -EFAULT;
+			break;
+		}
+		n = min_t(u64, len - copied, skb->len - skip);
 		if (!n)
 			break;
-		err = skb_copy_datagram_iter(skb, 0, to, n);
+		err = skb_copy_datagram_iter(skb, skip, to, n);
 		if (err)
 			break;
 		copied += n;
-		if (peek) {
-			if (n < skb->len)
-				break;
-			continue;
-		}
-		if (n < skb->len) {
-			skb_pull(skb, n);
-			QUIC_STREAM_RX_OFF(skb) += n;
+		pos += n;
+		if (skip + n < skb->len)
 			break;
+		if (!peek) {
+			__skb_unlink(skb, &s->ready);
+			kfree_skb(skb);
 		}
-		__skb_unlink(skb, &s->ready);
-		kfree_skb(skb);
 	}
 	return copied ? copied : err;
 }

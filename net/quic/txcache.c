@@ -36,6 +36,16 @@ static struct kmem_cache *quic_sent_cache __read_mostly;
  * be had, the train is alloc_skb()ed as before.  Bounded: at most
  * QUIC_TRAIN_POOL_PAGES * 112 KB per CPU that sent trains, freed when the
  * module goes (pages still in skbs are freed with their skb).
+ *
+ * A smaller train (a request or an answer of a few KB), and a lone
+ * datagram that may carry stream data (output.c), are built on a
+ * page fragment of the networking core's per-CPU cache (netdev_alloc_frag(),
+ * what drivers build received skbs on), not kmalloc()ed: a receiver on
+ * this host then finds the stream data of its datagrams in a page, which
+ * it can queue as page fragments of one skb instead of an skb per
+ * datagram (stream_recv.c, "Merging").  The fragment is not zeroed, as a
+ * kmalloc()ed head is on every allocation (init_on_alloc).  If the cache
+ * has no room, the skb is alloc_skb()ed as before.
  */
 #define QUIC_TRAIN_POOL_PAGES	4
 #define QUIC_TRAIN_POOL_SIZES	3	/* SZ_16K, SZ_32K, SZ_64K */
@@ -46,13 +56,32 @@ struct quic_train_pool {
 
 static DEFINE_PER_CPU(struct quic_train_pool, quic_train_pool);
 
+/* A train of @size bytes (@obj with the shared info) on a page fragment. */
+static struct sk_buff *quic_train_frag_alloc(unsigned int size,
+					     unsigned int obj)
+{
+	struct sk_buff *skb;
+	void *data;
+
+	data = netdev_alloc_frag(obj);
+	if (data) {
+		skb = build_skb(data, obj);
+		if (skb)
+			return skb;
+		skb_free_frag(data);
+	}
+	return alloc_skb(size, GFP_ATOMIC | __GFP_NOWARN);
+}
+
 struct sk_buff *quic_train_skb_alloc(unsigned int size)
 {
 	unsigned int obj = SKB_HEAD_ALIGN(size), bytes = SZ_16K, i, c = 0;
 	struct page **slot, *page = NULL;
 	struct sk_buff *skb;
 
-	if (obj <= KMALLOC_MAX_CACHE_SIZE || obj > SZ_64K)
+	if (obj <= KMALLOC_MAX_CACHE_SIZE)
+		return quic_train_frag_alloc(size, obj);
+	if (obj > SZ_64K)
 		return alloc_skb(size, GFP_ATOMIC | __GFP_NOWARN);
 	while (bytes < obj) {
 		bytes <<= 1;
