@@ -568,9 +568,20 @@ static void dispatch_run(int family, int n)
 	}
 }
 
+/*
+ * On the debug kernel (QUIC_TEST_SLOW=4) a handshake costs about 40 times
+ * what it does on Debian's, and 200 did not finish within the stretched
+ * alarm (682 s, 2026-11-28): there a quarter of them, still 50 at once.
+ */
 static void test_dispatch_processes(int family)
 {
-	dispatch_run(family, MAX_CLIENTS);
+	int n = MAX_CLIENTS / test_slow();
+
+	if (n < 24)
+		n = 24;
+	if (n != MAX_CLIENTS)
+		printf("# %d clients (QUIC_TEST_SLOW=%d)\n", n, test_slow());
+	dispatch_run(family, n);
 }
 
 /* The same with fewer clients, over IPv6. */
