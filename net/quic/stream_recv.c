@@ -108,6 +108,16 @@ static bool quic_rmem_ok(const struct sock *sk, bool in_order)
 	return atomic_read(&sk->sk_rmem_alloc) < limit;
 }
 
+/* Make @skb a ready piece of stream data at @offset, charged to @sk. */
+static void quic_stream_skb_own(struct sock *sk, struct sk_buff *skb,
+				u64 offset)
+{
+	memset(QUIC_RCV_CB(skb), 0, sizeof(struct quic_rcv_cb));
+	QUIC_RCV_CB(skb)->kind = QUIC_RCV_STREAM;
+	QUIC_STREAM_RX_OFF(skb) = offset;
+	skb_set_owner_r(skb, sk);
+}
+
 /*
  * An skb holding @len bytes at @data, which points into @pkt: a copy with
  * room for at least @room bytes when @len is at most @copy_max, else a
@@ -133,10 +143,7 @@ static struct sk_buff *quic_stream_data_skb(struct sock *sk,
 		__skb_pull(skb, data - skb->data);
 		skb_trim(skb, len);
 	}
-	memset(QUIC_RCV_CB(skb), 0, sizeof(struct quic_rcv_cb));
-	QUIC_RCV_CB(skb)->kind = QUIC_RCV_STREAM;
-	QUIC_STREAM_RX_OFF(skb) = offset;
-	skb_set_owner_r(skb, sk);
+	quic_stream_skb_own(sk, skb, offset);
 	return skb;
 }
 
@@ -189,10 +196,7 @@ static bool quic_stream_merge(struct sock *sk, struct quic_stream *s,
 	tail->len = len;
 	tail->data_len = len;
 	tail->truesize += charge;
-	memset(QUIC_RCV_CB(tail), 0, sizeof(struct quic_rcv_cb));
-	QUIC_RCV_CB(tail)->kind = QUIC_RCV_STREAM;
-	QUIC_STREAM_RX_OFF(tail) = s->delivered;
-	skb_set_owner_r(tail, sk);
+	quic_stream_skb_own(sk, tail, s->delivered);
 	__skb_queue_tail(&s->ready, tail);
 	return true;
 }

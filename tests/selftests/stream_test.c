@@ -703,6 +703,7 @@ static void read_checked(int fd, const char *want, size_t n, size_t step,
 	size_t got, k;
 	ssize_t r;
 
+	CHECK_OK(set_timeout_ms(fd, SO_RCVTIMEO, 5000));
 	for (got = 0; got < n; got += r) {
 		k = n - got < step ? n - got : step;
 		if (peek) {
@@ -714,7 +715,6 @@ static void read_checked(int fd, const char *want, size_t n, size_t step,
 			CHECK(!memcmp(buf, want + got, p));
 		}
 		memset(buf, 0, k);
-		CHECK_OK(set_timeout_ms(fd, SO_RCVTIMEO, 5000));
 		r = qrecv(fd, buf, k, 0, &ri);
 		CHECK(r > 0 && ri.sid == sid);
 		if (r <= 0)
@@ -723,6 +723,11 @@ static void read_checked(int fd, const char *want, size_t n, size_t step,
 		if (peek)
 			CHECK(r == (ssize_t)k);
 	}
+}
+
+static void tp_payload_1472(struct quic_transport_param *p)
+{
+	p->max_udp_payload_size = 1472;	/* datagrams as on a 1500 MTU */
 }
 
 /*
@@ -734,16 +739,12 @@ static void read_checked(int fd, const char *want, size_t n, size_t step,
  * the 40 KiB merges: in the guest 7 did, both families, both boots of
  * 2026-11-28, why not more is not known (a train kmalloc()ed, copied to
  * fit in output.c or with the pool of txcache.c out of pages, keeps an
- * skb per datagram: not checked), so at least 3 are asked for.  Read back byte for byte in pieces that end inside a datagram's
- * part (a partial read leaves the merged skb to the next), each peeked
- * first twice as far (a MSG_PEEK across those boundaries), then in odd
- * sizes; the FIN with the last byte only.
+ * skb per datagram: not checked), so at least 3 are asked for.  Read
+ * back byte for byte in pieces that end inside a datagram's part (a
+ * partial read leaves the merged skb to the next), each peeked first
+ * twice as far (a MSG_PEEK across those boundaries), then in odd sizes;
+ * the FIN with the last byte only.
  */
-static void tp_payload_1472(struct quic_transport_param *p)
-{
-	p->max_udp_payload_size = 1472;	/* datagrams as on a 1500 MTU */
-}
-
 static void test_merge_peek_partial(int family)
 {
 	struct conn_cfg cfg = { .server_tp = tp_payload_1472 };
