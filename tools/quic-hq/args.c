@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* quic-hq: command line, URL and request parsing (host-testable). */
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -258,6 +259,21 @@ const char *hq_version_name(uint32_t v)
 	return v == 0x6b3343cf ? "v2" : v == 0x1 ? "v1" : "unknown";
 }
 
+int hq_parse_idle_timeout(const char *s, unsigned int *secs)
+{
+	char *end;
+	unsigned long v;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || !v || v > HQ_IDLE_TIMEOUT_MAX)
+		return -1;
+	*secs = v;
+	return 0;
+}
+
 int hq_client_args(int argc, char **argv, struct hq_client_opts *o, char *err,
 		   size_t errlen)
 {
@@ -310,6 +326,11 @@ int hq_client_args(int argc, char **argv, struct hq_client_opts *o, char *err,
 		} else if (!strcmp(a, "--version")) {
 			if (++i == argc || hq_parse_version(argv[i], &o->version))
 				ERR("--version needs v1 or v2");
+		} else if (!strcmp(a, "--idle-timeout")) {
+			if (++i == argc ||
+			    hq_parse_idle_timeout(argv[i], &o->idle_timeout))
+				ERR("--idle-timeout needs seconds, 1 to %d",
+				    HQ_IDLE_TIMEOUT_MAX);
 		} else if (a[0] == '-' && a[1]) {
 			ERR("unknown option %s", a);
 		} else {
@@ -380,6 +401,13 @@ int hq_server_args(int argc, char **argv, struct hq_server_opts *o, char *err,
 		if (!strcmp(a, "--version")) {
 			if (++i == argc || hq_parse_version(argv[i], &o->version))
 				ERR("--version needs v1 or v2");
+			continue;
+		}
+		if (!strcmp(a, "--idle-timeout")) {
+			if (++i == argc ||
+			    hq_parse_idle_timeout(argv[i], &o->idle_timeout))
+				ERR("--idle-timeout needs seconds, 1 to %d",
+				    HQ_IDLE_TIMEOUT_MAX);
 			continue;
 		}
 		if (!strcmp(a, "--retry")) {

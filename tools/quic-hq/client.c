@@ -556,6 +556,10 @@ int hq_client(struct hq_client_opts *o)
 		fd = connect_to(&o->urls[0], version);
 		if (fd < 0)
 			goto out;
+		if (o->idle_timeout &&
+		    (hq_set_idle_timeout(fd, o->idle_timeout) ||
+		     hq_handshake_time_limit(fd, o->idle_timeout)))
+			goto out;
 		setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_EVENT, &ev, sizeof(ev));
 		if (o->token_file && token_load(fd, o->token_file))
 			goto out;
@@ -586,6 +590,8 @@ int hq_client(struct hq_client_opts *o)
 		goto out;
 	}
 	ret = 1;
+	if (o->idle_timeout && hq_handshake_time_limit(fd, 0))
+		goto out;
 	if (hq_sock_version(fd) != 0x1)
 		fprintf(stderr, "quic-hq: QUIC version %s\n",
 			hq_version_name(hq_sock_version(fd)));

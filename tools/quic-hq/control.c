@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
 #include <netinet/quic.h>
 
 #include "proto.h"
@@ -90,4 +92,35 @@ uint32_t hq_sock_version(int fd)
 	if (getsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_CONFIG, &c, &len))
 		return 0;
 	return c.version;
+}
+
+/* --idle-timeout: our max_idle_timeout transport parameter, before the
+ * handshake (a listener's passes to the connections it accepts).  The
+ * fields left zero keep their values (QUIC_SOCKOPT_TRANSPORT_PARAM).
+ */
+int hq_set_idle_timeout(int fd, unsigned int secs)
+{
+	struct quic_transport_param p = { 0 };
+
+	if (!secs)
+		return 0;
+	p.max_idle_timeout = secs * 1000000u;
+	if (setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_TRANSPORT_PARAM, &p,
+		       sizeof(p))) {
+		fprintf(stderr, "quic-hq: --idle-timeout %u: %s\n", secs,
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* The handshake gives up after SO_RCVTIMEO, 30 s when it is not set
+ * (libquic): with --idle-timeout it gets that long, and 0 afterwards puts
+ * the socket back as it was.
+ */
+int hq_handshake_time_limit(int fd, unsigned int secs)
+{
+	struct timeval tv = { .tv_sec = secs };
+
+	return setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 }

@@ -36,6 +36,7 @@ struct hq_client_opts {
 	uint32_t version;		/* --version: QUIC version, 0: v1 */
 	const char *session_file;	/* --session-file, or NULL */
 	int early;			/* --0rtt: requests before the handshake */
+	unsigned int idle_timeout;	/* --idle-timeout: seconds, 0: 30 */
 	int nurls;
 	struct hq_url urls[HQ_MAX_URLS];
 	char names[HQ_MAX_URLS][256];	/* output file names */
@@ -52,6 +53,7 @@ struct hq_server_opts {
 	int no_early;			/* --no-0rtt: refuse early data */
 	const char *ticket_key;		/* --ticket-key FILE, or NULL */
 	uint32_t version;		/* --version: preferred, 0: none */
+	unsigned int idle_timeout;	/* --idle-timeout: seconds, 0: 30 */
 };
 
 /* --key-update BYTES: when to ask the kernel for a 1-RTT key update
@@ -95,6 +97,14 @@ int hq_path_is_safe(const char *path);
 int hq_parse_size(const char *s, uint64_t *v);
 int hq_parse_version(const char *s, uint32_t *v);
 const char *hq_version_name(uint32_t v);
+/*
+ * --idle-timeout SECS: the max_idle_timeout transport parameter and the
+ * handshake's time limit (SO_RCVTIMEO, which libquic reads), 1 to 4294
+ * (the parameter is in microseconds, 32 bits).
+ */
+#define HQ_IDLE_TIMEOUT_MAX	4294
+int hq_parse_idle_timeout(const char *s, unsigned int *secs);
+
 int hq_client_args(int argc, char **argv, struct hq_client_opts *o, char *err,
 		   size_t errlen);
 int hq_server_args(int argc, char **argv, struct hq_server_opts *o, char *err,

@@ -11,10 +11,12 @@
 static const char usage[] =
 "usage: quic-hq server [--alpn A] [--key-update BYTES] [--retry] [--no-0rtt]\n"
 "                      [--ticket-key FILE] [--version v1|v2] [--cc ALG]\n"
+"                      [--idle-timeout SECS]\n"
 "                      --listen ADDR:PORT --cert FILE --key FILE --root DIR\n"
 "       quic-hq client [--alpn A] [--key-update BYTES] [--ca FILE | --insecure]\n"
 "                      [--token-file FILE] [--version v1|v2] [--migrate BYTES]\n"
-"                      [--session-file FILE [--0rtt]] [--out DIR] URL...\n"
+"                      [--session-file FILE [--0rtt]] [--idle-timeout SECS]\n"
+"                      [--out DIR] URL...\n"
 "\n"
 "Files over QUIC, on the kernel's IPPROTO_QUIC sockets and libquic, with\n"
 "ALPN A: \"" HQ_ALPN "\" (HTTP/0.9, the default) or \"" HQ_ALPN_H3 "\" (HTTP/3, with\n"
@@ -98,7 +100,13 @@ static const char usage[] =
 "for again at the next chunk, any other error is printed and ends the\n"
 "asking.  The summary then adds \"(M asked for)\", the requests the kernel\n"
 "took.  Updates the kernel starts by itself (sysctl\n"
-"net.quic.key_update_packets) count in N only.\n";
+"net.quic.key_update_packets) count in N only.\n"
+"\n"
+"Both take --idle-timeout SECS (1 to 4294): the max_idle_timeout transport\n"
+"parameter they send (30 s by default; a connection closes after the\n"
+"smaller of both ends' values without a packet) and the time a handshake\n"
+"may take before it fails with \"Connection timed out\" (30 s by\n"
+"default), for slow links and slow test kernels.\n";
 
 int main(int argc, char **argv)
 {

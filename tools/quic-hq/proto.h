@@ -115,6 +115,9 @@ int hq_serve(const struct hq_proto *p, const char *root, enum hq_method m,
  * 0, or -1 with a message naming who.
  */
 int hq_open_control(int fd, const struct hq_proto *p, const char *who);
+/* control.c: --idle-timeout on a socket (see HQ_IDLE_TIMEOUT_MAX) */
+int hq_set_idle_timeout(int fd, unsigned int secs);
+int hq_handshake_time_limit(int fd, unsigned int secs);
 /* control.c: before close(2), after a handshake that worked: the close's
  * error code (h3: H3_NO_ERROR).
  */

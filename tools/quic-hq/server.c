@@ -284,7 +284,13 @@ static int handshake(struct conn *c)
 	}
 	gnutls_transport_set_int(c->session, c->fd);
 	quic_handshake_early_hello(c->session);
-	return quic_handshake(c->session);
+	if (c->o->idle_timeout &&
+	    hq_handshake_time_limit(c->fd, c->o->idle_timeout))
+		return -errno;
+	ret = quic_handshake(c->session);
+	if (!ret && c->o->idle_timeout && hq_handshake_time_limit(c->fd, 0))
+		ret = -errno;
+	return ret;
 }
 
 static void *serve(void *arg)
@@ -435,6 +441,7 @@ int hq_server(struct hq_server_opts *o)
 	if (lfd >= 0)
 		setsockopt(lfd, SOL_QUIC, QUIC_SOCKOPT_EVENT, &kev, sizeof(kev));
 	if (lfd < 0 || set_config(lfd, o) ||
+	    hq_set_idle_timeout(lfd, o->idle_timeout) ||
 	    setsockopt(lfd, SOL_QUIC, QUIC_SOCKOPT_ALPN, o->alpn, strlen(o->alpn)) ||
 	    bind(lfd, res->ai_addr, res->ai_addrlen) || listen(lfd, 128)) {
 		fprintf(stderr, "quic-hq: listening on %s port %s: %s\n", o->host,

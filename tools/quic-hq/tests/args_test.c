@@ -226,6 +226,34 @@ int main(void)
 		   "client --version v1 or v2, none by default; others refused");
 	}
 	{
+		char *c1[] = { "--idle-timeout", "120", "https://h/a" };
+		char *c2[] = { "--idle-timeout", "0", "https://h/a" };
+		char *c3[] = { "--idle-timeout", "4295", "https://h/a" };
+		char *c4[] = { "--idle-timeout", "-5", "https://h/a" };
+		char *c5[] = { "https://h/a", "--idle-timeout" };
+		char *s1[] = { "--listen", "[::1]:4433", "--cert", "c", "--key", "k",
+			       "--root", "/srv", "--idle-timeout", "4294" };
+		char *s2[] = { "--listen", "[::1]:4433", "--cert", "c", "--key", "k",
+			       "--root", "/srv", "--idle-timeout", "10s" };
+
+		ok(!hq_client_args(3, c1, &co, err, sizeof(err)) &&
+		   co.idle_timeout == 120 &&
+		   !hq_client_args(1, c1 + 2, &co, err, sizeof(err)) &&
+		   !co.idle_timeout &&
+		   hq_client_args(3, c2, &co, err, sizeof(err)) &&
+		   strstr(err, "--idle-timeout") &&
+		   hq_client_args(3, c3, &co, err, sizeof(err)) &&
+		   hq_client_args(3, c4, &co, err, sizeof(err)) &&
+		   hq_client_args(2, c5, &co, err, sizeof(err)) &&
+		   !hq_server_args(10, s1, &so, err, sizeof(err)) &&
+		   so.idle_timeout == 4294 &&
+		   !hq_server_args(8, s1, &so, err, sizeof(err)) &&
+		   !so.idle_timeout &&
+		   hq_server_args(10, s2, &so, err, sizeof(err)) &&
+		   strstr(err, "--idle-timeout"),
+		   "--idle-timeout SECS: 1 to 4294, none by default; others refused");
+	}
+	{
 		struct hq_ku k;
 		unsigned char ev[2] = { QUIC_EVENT_KEY_UPDATE, 1 };
 		unsigned char other[2] = { QUIC_EVENT_STREAM_UPDATE, 1 };
