@@ -28,6 +28,7 @@
 #include "proto.h"
 
 #define HQ_INFLIGHT	64
+/* Without data this long the client gives up: --idle-timeout, or 30 s. */
 #define HQ_IDLE_MS	30000
 
 enum xfer_state { XFER_WAITING, XFER_RUNNING, XFER_DONE, XFER_FAILED };
@@ -542,6 +543,7 @@ int hq_client(struct hq_client_opts *o)
 	struct hq_ku ku;
 	struct xfer *x;
 	double t0 = hq_now();
+	int idle_ms = o->idle_timeout ? (int)o->idle_timeout * 1000 : HQ_IDLE_MS;
 
 	x = calloc((size_t)o->nurls, sizeof(*x));
 	if (!x || !p) {
@@ -622,10 +624,10 @@ int hq_client(struct hq_client_opts *o)
 		}
 		if (done == o->nurls)
 			break;
-		n = poll(&pfd, 1, HQ_IDLE_MS);
+		n = poll(&pfd, 1, idle_ms);
 		if (n == 0) {
 			fprintf(stderr, "quic-hq: no data for %d s, giving up\n",
-				HQ_IDLE_MS / 1000);
+				idle_ms / 1000);
 			break;
 		}
 		if (n < 0 && errno != EINTR)

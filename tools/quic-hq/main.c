@@ -106,7 +106,9 @@ static const char usage[] =
 "parameter they send (30 s by default; a connection closes after the\n"
 "smaller of both ends' values without a packet) and the time a handshake\n"
 "may take before it fails with \"Connection timed out\" (30 s by\n"
-"default), for slow links and slow test kernels.\n";
+"default); the client also waits that long without data before it gives\n"
+"up (\"no data for N s\", 30 s by default).  For slow links and slow test\n"
+"kernels.\n";
 
 int main(int argc, char **argv)
 {
