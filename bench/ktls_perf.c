@@ -38,6 +38,8 @@
 #include <linux/tls.h>
 #include <gnutls/gnutls.h>
 
+#include "size.h"
+
 #ifndef SOL_TLS
 #define SOL_TLS 282
 #endif
@@ -55,31 +57,17 @@ static gnutls_certificate_credentials_t cred;
 static const char *verify_host;	/* client with --ca: the name to check */
 
 /*
- * -l LEN in bytes, with an optional K or M suffix as quic-perf -l takes it
- * (bench/ab and bench/rr_count give both tools the same "4K"); anything
- * else is refused.  With atoi() "4K" was 4 bytes: every kTLS "RR 4 KiB"
- * run before this one moved 4-byte messages.  0 means a bad length.
+ * -l LEN through quic-perf's own parser (tools/quic-perf/size.c): bench/ab
+ * and bench/rr_count give both tools the same "4K", read alike.  With
+ * atoi() it was 4 bytes: every kTLS "RR 4 KiB" run before 2026-11-28 moved
+ * 4-byte messages.  0 (refused by main()) for junk or over 32 bits.
  */
 static uint32_t parse_len(const char *s)
 {
-	unsigned long v;
-	int shift = 0;
-	char *end;
+	int err = 0;
+	uint64_t v = perf_parse_size(s, &err);
 
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (end == s || errno)
-		return 0;
-	if (*end == 'K' || *end == 'k')
-		shift = 10;
-	else if (*end == 'M' || *end == 'm')
-		shift = 20;
-	if (shift)
-		end++;
-	/* main() refuses more than 1 MiB; this keeps the shift in a u32 */
-	if (*end || v > (1ul << 30) >> shift)
-		return 0;
-	return (uint32_t)(v << shift);
+	return err || v > UINT32_MAX ? 0 : (uint32_t)v;
 }
 
 static double now(void)

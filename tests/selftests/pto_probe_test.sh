@@ -77,14 +77,13 @@ dropping() {
 }
 # Each wait is bounded in time, not in rounds: on the debug kernel a
 # round (nft, io_quic_stat) takes seconds.
-before() { [ "$(date +%s)" -lt "$1" ]; }
 end=$(( $(date +%s) + 30 * SLOW ))
-while before $end && ! dropping; do
+while [ "$(date +%s)" -lt $end ] && ! dropping; do
 	sleep 0.1
 done
 pto0=$(io_quic_stat pto_expired)
 end=$(( $(date +%s) + 30 * SLOW ))
-while before $end &&
+while [ "$(date +%s)" -lt $end ] &&
       [ $(( $(io_quic_stat pto_expired) - pto0 )) -lt $PTOS ]; do
 	sleep 0.1
 done

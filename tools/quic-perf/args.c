@@ -77,25 +77,6 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 }
 };
 
-/* N with an optional K, M or G (powers of 1024); *err set on junk */
-uint64_t perf_parse_size(const char *s, int *err)
-{
-	char *end;
-	unsigned long long v = strtoull(s, &end, 10);
-	int shift = 0;
-
-	if (end == s)
-		*err = 1;
-	switch (*end) {
-	case 'K': case 'k': shift = 10; end++; break;
-	case 'M': case 'm': shift = 20; end++; break;
-	case 'G': case 'g': shift = 30; end++; break;
-	}
-	if (*end || v > (UINT64_MAX >> shift))
-		*err = 1;
-	return (uint64_t)v << shift;
-}
-
 static double parse_double(const char *s, int *err)
 {
 	char *end;

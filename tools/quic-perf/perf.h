@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <gnutls/gnutls.h>
 
+#include "size.h"
+
 #define PERF_ALPN	"quic-perf"
 #define PERF_PORT	"5201"
 #define PERF_LINE_MAX	512
@@ -85,6 +87,5 @@ int perf_server(const struct perf_opts *o);
 
 /* args.c */
 int perf_parse_args(int argc, char **argv, struct perf_opts *o);
-uint64_t perf_parse_size(const char *s, int *err);
 
 #endif
