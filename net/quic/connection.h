@@ -239,6 +239,7 @@ void quic_input_hold_retry(struct sock *sk);
 /* output.c */
 void quic_output_requeue(struct sock *sk, const struct quic_frame_tx *f);
 void quic_output(struct sock *sk);
+bool quic_output_pending(struct sock *sk);
 int quic_output_ctrl(struct sock *sk, u8 level, const u8 *raw, u16 len,
 		     u8 type);
 void quic_output_ack_now(struct sock *sk, u8 space);

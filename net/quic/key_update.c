@@ -198,6 +198,13 @@ int quic_key_update_initiate(struct sock *sk)
  * none of them was acknowledged), or the close when the confidentiality
  * limit nears and no update could happen.  Returns true if the connection
  * closed.
+ *
+ * The update waits for a datagram to carry it: quic_output() also runs
+ * with nothing to send (after every ACK received), and an update made
+ * then is one the peer never learns of if the connection ends first, so
+ * the two ends' counts (QUIC_EVENT_KEY_UPDATE) would differ.  Only sent
+ * packets bring the confidentiality limit nearer, so the wait costs
+ * nothing there.
  */
 bool quic_key_update_auto(struct sock *sk)
 {
@@ -215,6 +222,7 @@ bool quic_key_update_auto(struct sock *sk)
 	if (quic_crypto_key_update_ready(ctx) &&
 	    quic_kp_auto_due(&qs->key_phase, qs->handshake_confirmed,
 			     quic_now(), quic_key_update_pto(qs)) &&
+	    quic_output_pending(sk) &&
 	    !quic_key_update_commit(sk, QUIC_PN_NONE))
 		return false;
 	if (qs->handshake_confirmed && quic_kp_want_ack(&qs->key_phase))

@@ -634,6 +634,12 @@ static unsigned int quic_output_need(struct sock *sk, unsigned int room,
 	return min(need, room);
 }
 
+/* Has quic_output() a datagram to send now (key_update.c)? */
+bool quic_output_pending(struct sock *sk)
+{
+	return quic_output_need(sk, quic_sk(sk)->max_datagram, false) != 0;
+}
+
 /*
  * Build, protect and send one datagram: alone, or at the end of the train
  * @t (NULL: never in one).  Returns false when there was nothing (more)
