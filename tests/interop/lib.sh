@@ -34,8 +34,21 @@ tap_done() {
 	[ $IO_TAP_FAIL -eq 0 ]
 }
 
-now() { date +%s.%N; }
-elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+# The clock and waits from bash itself: a process costs 0.1-0.4 s in a
+# TCG guest, and a case used to start a few dozen for them alone.
+now() { echo "${EPOCHREALTIME/,/.}"; }	# seconds, with microseconds
+elapsed() {	# T0 (a now()): the seconds since, to a tenth
+	local t=${EPOCHREALTIME/,/.} f=${1#*.}000000 d
+	f=${f:0:6}
+	d=$(( (${t%.*} - ${1%.*}) * 1000000 + 10#${t#*.} - 10#$f ))
+	d=$(( (d + 50000) / 100000 ))
+	echo "$((d / 10)).$((d % 10))"
+}
+IO_SLEEP_FD=
+io_sleep() {	# SECS: a read that times out on a pipe nobody writes to
+	[ -n "$IO_SLEEP_FD" ] || exec {IO_SLEEP_FD}<> <(:)
+	read -r -t "$1" -u "$IO_SLEEP_FD" _ || true
+}
 
 # ---- cleanup ----------------------------------------------------------
 
@@ -47,7 +60,7 @@ io_kill() {	# PID...: stop processes (and their process groups) we started
 	for p in "$@"; do
 		for _ in 1 2 3 4 5 6 7 8 9 10; do
 			kill -0 "$p" 2>/dev/null || break
-			sleep 0.2
+			io_sleep 0.2
 		done
 		kill -KILL -- "-$p" 2>/dev/null || kill -KILL "$p" 2>/dev/null
 		wait "$p" 2>/dev/null
@@ -116,10 +129,24 @@ io_certs() {
 
 # ---- test files -------------------------------------------------------
 
-io_quic_stat() {	# NAME: a counter of /proc/net/quic_stats (module-wide), or 0
-	awk -v n="$1" '$1 == n { print $2; f = 1 } END { if (!f) print 0 }' \
-		/proc/net/quic_stats 2> /dev/null || echo 0
+# io_quic_stats NAME...: those counters of /proc/net/quic_stats
+# (module-wide) on one line, 0 for one it does not have; read by bash
+# itself, as a case reads a dozen of them
+io_quic_stats() {
+	local -A v=()
+	local n x out=()
+	if [ -r /proc/net/quic_stats ]; then
+		while read -r n x _; do
+			v[$n]=$x
+		done < /proc/net/quic_stats
+	fi
+	for n in "$@"; do
+		out+=("${v[$n]:-0}")
+	done
+	echo "${out[*]}"
 }
+
+io_quic_stat() { io_quic_stats "$1"; }	# NAME: one counter
 
 io_bytes() {	# SIZE with an optional K or M: bytes
 	case $1 in
@@ -217,7 +244,7 @@ io_have_netem() {
 	local ns=${IO_NS_PREFIX}probe ok=1
 	ip netns add "$ns" 2>/dev/null || return 1
 	if ip -n "$ns" link add qia type veth peer name qib 2>/dev/null &&
-	   ip netns exec "$ns" tc qdisc add dev qia root netem delay 1ms 2>/dev/null; then
+	   tc -n "$ns" qdisc add dev qia root netem delay 1ms 2>/dev/null; then
 		ok=0
 	fi
 	ip netns del "$ns"
@@ -231,11 +258,13 @@ io_ns_add() {	# NAME: a fresh namespace with lo up
 }
 
 io_ns_del() {	# NAME...
-	local ns keep=() x
+	local ns keep=() x pids
 	for ns in "$@"; do
-		ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
-		ip netns del "$ns" 2>/dev/null
+		pids=$(ip netns pids "$ns" 2>/dev/null)
+		# shellcheck disable=SC2086  # one PID per word
+		[ -n "$pids" ] && kill -KILL $pids 2>/dev/null
 	done
+	printf 'netns del %s\n' "$@" | ip -force -batch - 2>/dev/null
 	for x in "${IO_NETNS[@]}"; do
 		for ns in "$@"; do [ "$x" = "$ns" ] && continue 2; done
 		keep+=("$x")
@@ -247,20 +276,24 @@ io_ns_del() {	# NAME...
 # 10.99.0.1 + fd99::1 in NS_S, 10.99.0.2 + fd99::2 in NS_C; with NETEM
 # arguments (e.g. "delay 20ms loss 5%"), netem on both ends so that both
 # directions are impaired.
+# Three ip(8) runs in batch mode, not ten: each costs 0.3-0.6 s in a TCG
+# guest.  Both names are noted for io_ns_del first, made or not.
 io_pair() {
 	local s=$1 c=$2
 	shift 2
-	io_ns_add "$s" && io_ns_add "$c" || return 1
-	ip link add qis netns "$s" type veth peer name qic netns "$c" || return 1
-	ip -n "$s" addr add 10.99.0.1/24 dev qis &&
-	ip -n "$c" addr add 10.99.0.2/24 dev qic &&
-	ip -n "$s" addr add fd99::1/64 dev qis nodad &&
-	ip -n "$c" addr add fd99::2/64 dev qic nodad &&
-	ip -n "$s" link set qis up &&
-	ip -n "$c" link set qic up || return 1
+	IO_NETNS+=("$s" "$c")
+	printf '%s\n' "netns add $s" "netns add $c" \
+		"link add qis netns $s type veth peer name qic netns $c" |
+		ip -batch - || return 1
+	printf '%s\n' "link set lo up" "addr add 10.99.0.1/24 dev qis" \
+		"addr add fd99::1/64 dev qis nodad" "link set qis up" |
+		ip -n "$s" -batch - || return 1
+	printf '%s\n' "link set lo up" "addr add 10.99.0.2/24 dev qic" \
+		"addr add fd99::2/64 dev qic nodad" "link set qic up" |
+		ip -n "$c" -batch - || return 1
 	if [ $# -gt 0 ]; then
-		ip netns exec "$s" tc qdisc add dev qis root netem "$@" &&
-		ip netns exec "$c" tc qdisc add dev qic root netem "$@" || return 1
+		tc -n "$s" qdisc add dev qis root netem "$@" &&
+		tc -n "$c" qdisc add dev qic root netem "$@" || return 1
 	fi
 }
 
@@ -300,15 +333,15 @@ io_stop() {	# PID: stop a process started by io_start
 # PORT in NS; fails early if PID dies.
 io_wait_udp() {
 	local ns=$1 port=$2 t=$3 pid=${4:-} end
-	end=$(( $(date +%s) + t ))
-	while [ "$(date +%s)" -le $end ]; do
-		if io_in "$ns" ss -Hlun "sport = :$port" 2>/dev/null | grep -q .; then
+	end=$((EPOCHSECONDS + t))
+	while [ "$EPOCHSECONDS" -le $end ]; do
+		# ss -N: into the namespace without ip netns exec's remounts
+		[ -n "$(ss ${ns:+-N "$ns"} -Hlun "sport = :$port" 2>/dev/null)" ] &&
 			return 0
-		fi
 		if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then
 			return 1
 		fi
-		sleep 0.2
+		io_sleep 0.2
 	done
 	return 1
 }
@@ -357,14 +390,14 @@ aq_spawner() {	# PY: start the spawner unless running; waits until ready
 	mkdir -p "$AQ_DIR/req"
 	io_start "" "$AQ_DIR/spawner.log" 100000 "$1" "$IO_DIR/peers/aioquic_hq.py" spawner --dir "$AQ_DIR"
 	AQ_PID=$IO_PID
-	end=$(( $(date +%s) + 300 ))
+	end=$((EPOCHSECONDS + 300))
 	while [ ! -f "$AQ_DIR/ready" ]; do
-		if ! kill -0 "$AQ_PID" 2>/dev/null || [ "$(date +%s)" -gt $end ]; then
+		if ! kill -0 "$AQ_PID" 2>/dev/null || [ "$EPOCHSECONDS" -gt $end ]; then
 			cat "$AQ_DIR/spawner.log" >&2
 			AQ_DIR=
 			return 1
 		fi
-		sleep 0.2
+		io_sleep 0.2
 	done
 }
 
@@ -383,10 +416,10 @@ aq_start() {
 	AQ_ID=r$AQ_N
 	printf '%s\0' "$ns" "$log" "$@" > "$AQ_DIR/$AQ_ID.tmp" &&
 		mv "$AQ_DIR/$AQ_ID.tmp" "$AQ_DIR/req/$AQ_ID.req" || return 1
-	end=$(( $(date +%s) + 30 ))
+	end=$((EPOCHSECONDS + 30))
 	while [ ! -f "$AQ_DIR/$AQ_ID.pid" ]; do
-		[ "$(date +%s)" -gt $end ] && return 1
-		sleep 0.05
+		[ "$EPOCHSECONDS" -gt $end ] && return 1
+		io_sleep 0.05
 	done
 	IO_PID=$(cat "$AQ_DIR/$AQ_ID.pid")
 	IO_PIDS+=("$IO_PID")
@@ -402,9 +435,9 @@ aq_run() {
 		return
 	fi
 	aq_start "$ns" "$log" "$py" "$@" || return 125
-	end=$(( $(date +%s) + limit ))
-	while [ ! -f "$AQ_DIR/$AQ_ID.rc" ] && [ "$(date +%s)" -lt $end ]; do
-		sleep 0.1
+	end=$((EPOCHSECONDS + limit))
+	while [ ! -f "$AQ_DIR/$AQ_ID.rc" ] && [ "$EPOCHSECONDS" -lt $end ]; do
+		io_sleep 0.1
 	done
 	if [ ! -f "$AQ_DIR/$AQ_ID.rc" ]; then
 		io_stop "$IO_PID"
