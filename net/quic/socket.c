@@ -794,6 +794,12 @@ int quic_inet_connect(struct socket *sock, struct sockaddr *addr,
 	err = -EINVAL;
 	if (sk->sk_state == QUIC_SS_LISTENING || qs_was_connected(sk))
 		goto out;
+	/*
+	 * stateless_reset set before connect() (sockopt.c): a client may
+	 * not send a stateless_reset_token (RFC 9000 §18.2).
+	 */
+	if (quic_tp_has(&quic_sk(sk)->local_tp, QUIC_TPB_STATELESS_RESET_TOKEN))
+		goto out;
 	err = quic_sock_bind_any(sk);
 	if (err)
 		goto out;
