@@ -395,6 +395,14 @@ static int quic_set_close(struct sock *sk, sockptr_t optval,
 		return -EINVAL;
 	if (copy_from_sockptr(&ci, optval, optlen))
 		return -EFAULT;
+	/*
+	 * A frame type goes only in a transport CONNECTION_CLOSE (RFC 9000
+	 * §19.19): during the handshake (below), or with a CRYPTO_ERROR
+	 * code; an application close (0x1d) has no room for one.
+	 */
+	if (ci.frame && sk->sk_state != QUIC_SS_CONNECTING &&
+	    !quic_conn_is_crypto_error(ci.errcode))
+		return -EINVAL;
 	ci.phrase[sizeof(ci.phrase) - 1] = 0;
 	qs->close_info = ci;
 	qs->close_set = true;
