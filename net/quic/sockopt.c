@@ -350,7 +350,13 @@ static int quic_set_stream_err(struct sock *sk, int optname, sockptr_t optval,
 	return quic_stream_stop_sending(sk, ei.stream_id, ei.errcode);
 }
 
-/* QUIC_SOCKOPT_STREAM_OPEN: open a stream without sending on it. */
+/*
+ * QUIC_SOCKOPT_STREAM_OPEN: open a stream without sending on it.  Of
+ * stream_flags, MSG_QUIC_STREAM_UNI picks the type of the next stream (-1)
+ * and MSG_QUIC_STREAM_DONTWAIT does not wait for the peer's MAX_STREAMS;
+ * other bits, and UNI with the id of a bidirectional stream, are refused,
+ * as QUIC_SOCKOPT_STREAM_PEELOFF refuses them (stream_fd.c).
+ */
 static int quic_get_stream_open(struct sock *sk, sockptr_t optval,
 				sockptr_t optlen, int len)
 {
@@ -363,6 +369,11 @@ static int quic_get_stream_open(struct sock *sk, sockptr_t optval,
 		return -EINVAL;
 	if (copy_from_sockptr(&si, optval, sizeof(si)))
 		return -EFAULT;
+	if ((si.stream_flags &
+	     ~(MSG_QUIC_STREAM_UNI | MSG_QUIC_STREAM_DONTWAIT)) ||
+	    ((si.stream_flags & MSG_QUIC_STREAM_UNI) && si.stream_id >= 0 &&
+	     !(si.stream_id & QUIC_STREAM_TYPE_UNI_MASK)))
+		return -EINVAL;
 	nonblock = !sock || !sock->file || (sock->file->f_flags & O_NONBLOCK);
 	err = quic_stream_open_user(sk, si.stream_id, si.stream_flags,
 				    nonblock, &si.stream_id);
