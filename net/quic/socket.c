@@ -827,10 +827,12 @@ int quic_inet_connect(struct socket *sock, struct sockaddr *addr,
 	if (sk->sk_state == QUIC_SS_LISTENING || qs_was_connected(sk))
 		goto out;
 	/*
-	 * stateless_reset set before connect() (sockopt.c): a client may
-	 * not send a stateless_reset_token (RFC 9000 §18.2).
+	 * A server's settings taken before connect() (sockopt.c): a client
+	 * may not send a stateless_reset_token (RFC 9000 §18.2), and has no
+	 * peers' addresses to validate with a Retry.
 	 */
-	if (quic_tp_has(&quic_sk(sk)->local_tp, QUIC_TPB_STATELESS_RESET_TOKEN))
+	if (quic_tp_has(&quic_sk(sk)->local_tp, QUIC_TPB_STATELESS_RESET_TOKEN) ||
+	    quic_sk(sk)->config.validate_peer_address)
 		goto out;
 	err = quic_sock_bind_any(sk);
 	if (err)

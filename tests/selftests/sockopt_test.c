@@ -236,6 +236,30 @@ static void test_config_refused(void)
 	close(fd);
 }
 
+/*
+ * validate_peer_address is a listener's (a Retry to new clients): taken on
+ * a socket not connected yet, which then cannot connect() (EINVAL); a
+ * client after connect() refuses it (EISCONN, as a setting fixed when the
+ * connection started).
+ */
+static void test_config_validate_client(void)
+{
+	struct quic_config c = { .validate_peer_address = 1 };
+	struct sockaddr_storage ss;
+	int peer = udp_peer(AF_INET), fd = qsock(AF_INET);
+	socklen_t len = loopback_addr(AF_INET, port_of(peer), &ss);
+
+	CHECK(peer >= 0);
+	CHECK_OK(set_config(fd, &c));
+	CHECK_ERR(connect(fd, (struct sockaddr *)&ss, len), EINVAL);
+	close(fd);
+	fd = qsock(AF_INET);
+	CHECK_OK(connect(fd, (struct sockaddr *)&ss, len));
+	CHECK_ERR(set_config(fd, &c), EISCONN);
+	close(fd);
+	close(peer);
+}
+
 /* payload_cipher_type: the kernel takes no secret of another cipher. */
 static void test_config_cipher(void)
 {
@@ -923,6 +947,8 @@ static const struct tap_test tests[] = {
 	  test_config_congestion_control },
 	{ "config: bad values EINVAL, nothing of them kept, the rest read back",
 	  test_config_refused },
+	{ "config: validate_peer_address: connect() EINVAL after it, EISCONN on a client",
+	  test_config_validate_client },
 	{ "config: payload_cipher_type refuses secrets of another cipher", test_config_cipher },
 	{ "config: initial_smoothed_rtt seeds the RTT and the Initial's PTO (IPv4)",
 	  test_config_initial_rtt_v4 },
