@@ -526,14 +526,17 @@ void quic_conn_abort(struct sock *sk, u32 errcode, u8 frame_type)
 /*
  * The close the user asked for (close(), shutdown()): the error set with
  * QUIC_SOCKOPT_CONNECTION_CLOSE, an application close unless it carries a
- * TLS alert (a CRYPTO_ERROR, which is a transport error).
+ * TLS alert (a CRYPTO_ERROR, which is a transport error).  Only the
+ * transport CONNECTION_CLOSE (0x1c) has a frame type (RFC 9000 §19.19):
+ * the user's goes there; sockopt.c refuses one that would make an
+ * application close.
  */
 void quic_conn_close_user(struct sock *sk)
 {
-	u32 errcode = quic_sk(sk)->close_info.errcode;
+	const struct quic_connection_close *ci = &quic_sk(sk)->close_info;
+	bool app = !quic_conn_is_crypto_error(ci->errcode);
 
-	quic_conn_close(sk, errcode, 0,
-			!(errcode & QUIC_TRANSPORT_ERROR_CRYPTO));
+	quic_conn_close(sk, ci->errcode, app ? 0 : ci->frame, app);
 }
 
 /*

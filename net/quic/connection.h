@@ -174,6 +174,16 @@ static inline u8 quic_level_of_space(u8 space)
 	}
 }
 
+/*
+ * A user's close code that is a CRYPTO_ERROR, 0x100 to 0x1ff (RFC 9001
+ * §4.8: a TLS alert), is sent as a transport error; any other is an
+ * application's.
+ */
+static inline bool quic_conn_is_crypto_error(u32 errcode)
+{
+	return (errcode & ~0xffU) == QUIC_TRANSPORT_ERROR_CRYPTO;
+}
+
 /* connection.c */
 void quic_conn_init(struct sock *sk);
 void quic_conn_free(struct sock *sk);

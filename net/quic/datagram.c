@@ -68,17 +68,18 @@ static bool quic_datagram_sndbuf_free(struct sock *sk, s64 unused)
 }
 
 /*
- * sendmsg(MSG_QUIC_DATAGRAM): queue @len bytes as one datagram.  Socket
- * lock held.  ENOTCONN before the handshake completes (datagrams go in
- * 1-RTT only), EINVAL when the peer did not advertise
- * max_datagram_frame_size, EMSGSIZE when it does not fit the peer's limit
- * or one packet, EAGAIN when the send buffer is full and the call may not
- * wait.
+ * sendmsg(MSG_QUIC_DATAGRAM): queue @len bytes as one datagram; @flags are
+ * the message and stream flags (MSG_DONTWAIT is read).  Socket lock held.
+ * ENOTCONN before the handshake completes (datagrams go in 1-RTT only),
+ * EINVAL when the peer did not advertise max_datagram_frame_size, EMSGSIZE
+ * when it does not fit the peer's limit or one packet, EAGAIN when the
+ * send buffer is full and the call may not wait.
  */
-int quic_datagram_sendmsg(struct sock *sk, struct msghdr *msg, size_t len)
+int quic_datagram_sendmsg(struct sock *sk, struct msghdr *msg, size_t len,
+			  u32 flags)
 {
 	struct quic_sock *qs = quic_sk(sk);
-	long timeo = sock_sndtimeo(sk, msg->msg_flags & MSG_DONTWAIT);
+	long timeo = sock_sndtimeo(sk, flags & MSG_DONTWAIT);
 	struct sk_buff *skb;
 	int err;
 

@@ -55,7 +55,8 @@ static inline u64 quic_datagram_frame_len(u64 len)
 
 void quic_datagram_init(struct sock *sk);
 void quic_datagram_free(struct sock *sk);
-int quic_datagram_sendmsg(struct sock *sk, struct msghdr *msg, size_t len);
+int quic_datagram_sendmsg(struct sock *sk, struct msghdr *msg, size_t len,
+			  u32 flags);
 bool quic_datagram_pending(const struct sock *sk);
 bool quic_datagram_fill(struct sock *sk, struct quic_wr *wr,
 			struct list_head *sent);

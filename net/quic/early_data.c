@@ -427,6 +427,9 @@ int quic_early_data_secret(struct sock *sk, const struct quic_crypto_secret *s)
 	struct quic_early *e = &qs->early;
 	int err;
 
+	/* As quic_crypto_set_secret() checks them, before any effect. */
+	if (s->send > 1 || s->reserved)
+		return -EINVAL;
 	if (qs->is_server == !!s->send)
 		return -EINVAL;	/* client: send only; server: receive only */
 	if (!qs->is_server) {

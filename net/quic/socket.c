@@ -571,7 +571,28 @@ static bool quic_is_live(const struct sock *sk)
 	       sk->sk_state == QUIC_SS_ESTABLISHED;
 }
 
-/* The SOL_QUIC cmsgs of a sendmsg(); -EINVAL for anything malformed. */
+/*
+ * The sendmsg() flags taken: the stream flags and MSG_QUIC_DATAGRAM (also
+ * in QUIC_STREAM_INFO), MSG_DONTWAIT, MSG_NOSIGNAL (this socket never
+ * raises SIGPIPE) and MSG_WAITALL (io_uring passes it; a blocking send
+ * takes all anyway).  The kernel's own callers add MSG_SPLICE_PAGES and
+ * MSG_MORE (splice(2), sendfile(2), kernel_sendmsg() users), MSG_BATCH
+ * (sendmmsg(2)) and MSG_CMSG_COMPAT: the data is copied from the pages
+ * as from any iterator, and the two hints leave the coalescing of
+ * small writes as it is (stream_send.c).  Anything else (MSG_OOB,
+ * MSG_EOR, MSG_ZEROCOPY, MSG_DONTROUTE ...) is not done: -EOPNOTSUPP.
+ */
+#define QUIC_SEND_FLAGS							\
+	(MSG_QUIC_STREAM_NEW | MSG_QUIC_STREAM_FIN | MSG_QUIC_STREAM_UNI |	\
+	 MSG_QUIC_STREAM_DONTWAIT | MSG_QUIC_STREAM_SNDBLOCK |		\
+	 MSG_QUIC_DATAGRAM | MSG_DONTWAIT | MSG_NOSIGNAL | MSG_WAITALL |	\
+	 MSG_MORE | MSG_SPLICE_PAGES | MSG_BATCH | MSG_CMSG_COMPAT)
+
+/*
+ * The cmsgs of a sendmsg(); -EINVAL for anything malformed, and for any
+ * but the two of SOL_QUIC: what other levels ask (IP_TOS, SO_MARK,
+ * SCM_RIGHTS, SOL_TLS record types ...) is not done per message here.
+ */
 static int quic_parse_cmsgs(struct msghdr *msg, int *level,
 			    struct quic_stream_info *sinfo, bool *has_sinfo)
 {
@@ -580,10 +601,8 @@ static int quic_parse_cmsgs(struct msghdr *msg, int *level,
 	*level = -1;
 	*has_sinfo = false;
 	for_each_cmsghdr(cmsg, msg) {
-		if (!CMSG_OK(msg, cmsg))
+		if (!CMSG_OK(msg, cmsg) || cmsg->cmsg_level != SOL_QUIC)
 			return -EINVAL;
-		if (cmsg->cmsg_level != SOL_QUIC)
-			continue;
 		switch (cmsg->cmsg_type) {
 		case QUIC_HANDSHAKE_INFO: {
 			struct quic_handshake_info *hi = CMSG_DATA(cmsg);
@@ -597,6 +616,9 @@ static int quic_parse_cmsgs(struct msghdr *msg, int *level,
 			if (cmsg->cmsg_len != CMSG_LEN(sizeof(*sinfo)))
 				return -EINVAL;
 			memcpy(sinfo, CMSG_DATA(cmsg), sizeof(*sinfo));
+			/* The flags sendmsg() takes, and no others. */
+			if (sinfo->stream_flags & ~QUIC_SEND_FLAGS)
+				return -EINVAL;
 			*has_sinfo = true;
 			break;
 		default:
@@ -611,10 +633,20 @@ int quic_sock_sendmsg(struct sock *sk, struct msghdr *msg, size_t len)
 	struct quic_stream_info sinfo;
 	bool has_sinfo;
 	int level, err;
+	u32 flags;
 
+	if (msg->msg_flags & ~QUIC_SEND_FLAGS)
+		return -EOPNOTSUPP;
 	err = quic_parse_cmsgs(msg, &level, &sinfo, &has_sinfo);
 	if (err)
 		return err;
+	/* No QUIC_STREAM_INFO: the stream of the last send, or a new one. */
+	if (!has_sinfo) {
+		sinfo.stream_id = -1;
+		sinfo.stream_flags = 0;
+	}
+	/* The stream flags and the message flags, ORed together. */
+	flags = msg->msg_flags | sinfo.stream_flags;
 
 	lock_sock(sk);
 	err = sock_error(sk);
@@ -632,8 +664,8 @@ int quic_sock_sendmsg(struct sock *sk, struct msghdr *msg, size_t len)
 			quic_output(sk);
 		goto out;
 	}
-	if (msg->msg_flags & MSG_QUIC_DATAGRAM) {
-		err = quic_datagram_sendmsg(sk, msg, len);
+	if (flags & MSG_QUIC_DATAGRAM) {
+		err = quic_datagram_sendmsg(sk, msg, len, flags);
 		goto out;
 	}
 	/* Streams wait for 1-RTT, unless 0-RTT (early_data.c). */
@@ -643,13 +675,9 @@ int quic_sock_sendmsg(struct sock *sk, struct msghdr *msg, size_t len)
 	err = -EPIPE;
 	if (sk->sk_shutdown & SEND_SHUTDOWN)
 		goto out;
-	/* No QUIC_STREAM_INFO: the stream of the last send, or a new one. */
-	if (!has_sinfo) {
+	if (!has_sinfo)
 		sinfo.stream_id = quic_sk(sk)->streams.last_send_id;
-		sinfo.stream_flags = 0;
-	}
-	err = quic_stream_sendmsg(sk, msg, len, sinfo.stream_id,
-				  msg->msg_flags | sinfo.stream_flags);
+	err = quic_stream_sendmsg(sk, msg, len, sinfo.stream_id, flags);
 out:
 	release_sock(sk);
 	return err;
@@ -696,8 +724,12 @@ int quic_sock_recvmsg(struct sock *sk, struct msghdr *msg, size_t len,
 	long timeo;
 	int err, copy;
 
+	/*
+	 * MSG_CMSG_CLOEXEC is for SCM_RIGHTS, which never comes here: the
+	 * socket layer may pass it, and it changes nothing.
+	 */
 	if (flags & ~(MSG_DONTWAIT | MSG_PEEK | MSG_TRUNC | MSG_CMSG_COMPAT |
-		      MSG_WAITALL | MSG_NOSIGNAL))
+		      MSG_WAITALL | MSG_NOSIGNAL | MSG_CMSG_CLOEXEC))
 		return -EOPNOTSUPP;
 
 	lock_sock(sk);
@@ -793,6 +825,14 @@ int quic_inet_connect(struct socket *sock, struct sockaddr *addr,
 		goto out;
 	err = -EINVAL;
 	if (sk->sk_state == QUIC_SS_LISTENING || qs_was_connected(sk))
+		goto out;
+	/*
+	 * A server's settings taken before connect() (sockopt.c): a client
+	 * may not send a stateless_reset_token (RFC 9000 §18.2), and has no
+	 * peers' addresses to validate with a Retry.
+	 */
+	if (quic_tp_has(&quic_sk(sk)->local_tp, QUIC_TPB_STATELESS_RESET_TOKEN) ||
+	    quic_sk(sk)->config.validate_peer_address)
 		goto out;
 	err = quic_sock_bind_any(sk);
 	if (err)

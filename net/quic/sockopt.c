@@ -132,9 +132,10 @@ static int quic_set_tp_ext(struct sock *sk, sockptr_t optval,
 
 /*
  * The ABI form of transport parameters, from ours (or the peer's).  Fields
- * for what the module does not do report it: no stateless reset token is
- * ever sent, 1-RTT is always encrypted, and compatible version negotiation
- * (RFC 9368) is off unless version_information was exchanged.
+ * for what the module does not do report it: 1-RTT is always encrypted,
+ * and compatible version negotiation (RFC 9368) is off unless
+ * version_information was exchanged.  stateless_reset tells whether a
+ * stateless_reset_token is (to be) sent: see quic_tp_from_user().
  */
 static void quic_tp_to_user(const struct quic_transport_params *tp,
 			    struct quic_transport_param *p)
@@ -166,10 +167,17 @@ static void quic_tp_to_user(const struct quic_transport_params *tp,
  * Our transport parameters from the ABI form, each checked as RFC 9000
  * §18.2 bounds it.  As the draft API says, a zero field keeps the current
  * value (flags included: a set flag stays set).  What the module cannot
- * honour is refused rather than dropped: stateless reset tokens and
- * unencrypted 1-RTT.  disable_compatible_version stops
- * sending version_information (RFC 9368), which we send by default
- * (version.c); like the other flags it cannot be cleared again.
+ * honour is refused rather than dropped: unencrypted 1-RTT.
+ * disable_compatible_version stops sending version_information (RFC 9368),
+ * which we send by default (version.c); like the other flags it cannot be
+ * cleared again.
+ *
+ * stateless_reset asks for the stateless_reset_token parameter.  A server
+ * always sends the token of its first CID (a listener's port has CIDs:
+ * conn_id.c), so on a server it is what happens anyway; a client must not
+ * send one (RFC 9000 §18.2).  The request is kept as the parameter's bit,
+ * without a token: quic_set_tp() refuses it on a client, connect() on a
+ * socket that has it (a server's connection fills the token in).
  */
 static int quic_tp_from_user(struct quic_transport_params *tp,
 			     const struct quic_transport_param *p)
@@ -205,11 +213,6 @@ static int quic_tp_from_user(struct quic_transport_params *tp,
 	struct quic_transport_params t = *tp;
 	unsigned int i;
 
-	/*
-	 * stateless_reset: a server always sends its token when its port
-	 * has connection IDs (conn_id.c), so setting it changes nothing;
-	 * a client never sends one (RFC 9000 §18.2).
-	 */
 	if (p->disable_1rtt_encryption)
 		return -EOPNOTSUPP;
 	for (i = 0; i < ARRAY_SIZE(v); i++)
@@ -217,6 +220,8 @@ static int quic_tp_from_user(struct quic_transport_params *tp,
 			return -EINVAL;
 	if (p->disable_compatible_version)
 		t.present &= ~BIT(QUIC_TPB_VERSION_INFORMATION);
+	if (p->stateless_reset)
+		quic_tp_mark(&t, QUIC_TPB_STATELESS_RESET_TOKEN);
 	*tp = t;
 	return 0;
 }
@@ -294,6 +299,9 @@ static int quic_set_tp(struct sock *sk, sockptr_t optval, unsigned int optlen)
 	if (qs->local_tp_sent || qs->handshake_done ||
 	    (qs_was_connected(sk) && sk->sk_state != QUIC_SS_CONNECTING))
 		return -EISCONN;
+	/* RFC 9000 §18.2: a client sends no stateless_reset_token. */
+	if (p.stateless_reset && qs_was_connected(sk) && !qs->is_server)
+		return -EINVAL;
 	err = quic_tp_from_user(&qs->local_tp, &p);
 	if (!err && qs_was_connected(sk))
 		quic_conn_local_tp_changed(sk);
@@ -317,6 +325,9 @@ static int quic_get_tp(struct sock *sk, sockptr_t optval,
 		return quic_put_opt(optval, optlen, len, &p, sizeof(p));
 	}
 	quic_tp_to_user(p.remote ? &qs->peer_tp : &qs->local_tp, &p);
+	/* A server's connections all send a token (quic_tp_from_user()). */
+	if (!p.remote && quic_is_server_sock(sk))
+		p.stateless_reset = 1;
 	return quic_put_opt(optval, optlen, len, &p, sizeof(p));
 }
 
@@ -339,7 +350,13 @@ static int quic_set_stream_err(struct sock *sk, int optname, sockptr_t optval,
 	return quic_stream_stop_sending(sk, ei.stream_id, ei.errcode);
 }
 
-/* QUIC_SOCKOPT_STREAM_OPEN: open a stream without sending on it. */
+/*
+ * QUIC_SOCKOPT_STREAM_OPEN: open a stream without sending on it.  Of
+ * stream_flags, MSG_QUIC_STREAM_UNI picks the type of the next stream (-1)
+ * and MSG_QUIC_STREAM_DONTWAIT does not wait for the peer's MAX_STREAMS;
+ * other bits, and UNI with the id of a bidirectional stream, are refused,
+ * as QUIC_SOCKOPT_STREAM_PEELOFF refuses them (stream_fd.c).
+ */
 static int quic_get_stream_open(struct sock *sk, sockptr_t optval,
 				sockptr_t optlen, int len)
 {
@@ -352,6 +369,11 @@ static int quic_get_stream_open(struct sock *sk, sockptr_t optval,
 		return -EINVAL;
 	if (copy_from_sockptr(&si, optval, sizeof(si)))
 		return -EFAULT;
+	if ((si.stream_flags &
+	     ~(MSG_QUIC_STREAM_UNI | MSG_QUIC_STREAM_DONTWAIT)) ||
+	    ((si.stream_flags & MSG_QUIC_STREAM_UNI) && si.stream_id >= 0 &&
+	     !(si.stream_id & QUIC_STREAM_TYPE_UNI_MASK)))
+		return -EINVAL;
 	nonblock = !sock || !sock->file || (sock->file->f_flags & O_NONBLOCK);
 	err = quic_stream_open_user(sk, si.stream_id, si.stream_flags,
 				    nonblock, &si.stream_id);
@@ -384,6 +406,14 @@ static int quic_set_close(struct sock *sk, sockptr_t optval,
 		return -EINVAL;
 	if (copy_from_sockptr(&ci, optval, optlen))
 		return -EFAULT;
+	/*
+	 * A frame type goes only in a transport CONNECTION_CLOSE (RFC 9000
+	 * §19.19): during the handshake (below), or with a CRYPTO_ERROR
+	 * code; an application close (0x1d) has no room for one.
+	 */
+	if (ci.frame && sk->sk_state != QUIC_SS_CONNECTING &&
+	    !quic_conn_is_crypto_error(ci.errcode))
+		return -EINVAL;
 	ci.phrase[sizeof(ci.phrase) - 1] = 0;
 	qs->close_info = ci;
 	qs->close_set = true;

@@ -21,6 +21,25 @@ static int set_close_info(int fd, uint32_t code, const char *phrase)
 			  sizeof(cc));
 }
 
+/* Set the close error code @code with the frame type @frame. */
+static int set_close_frame(int fd, uint32_t code, uint8_t frame)
+{
+	struct quic_connection_close cc = { .errcode = code, .frame = frame };
+
+	return setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_CONNECTION_CLOSE, &cc,
+			  sizeof(cc));
+}
+
+/* The close code, frame type and reason the socket reports. */
+static int get_close_info(int fd, struct quic_connection_close *cc)
+{
+	socklen_t len = sizeof(*cc);
+
+	memset(cc, 0xff, sizeof(*cc));
+	return getsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_CONNECTION_CLOSE, cc,
+			  &len);
+}
+
 /* Wait for the peer's CONNECTION_CLOSE to have arrived (no check). */
 static void wait_closed(int fd)
 {
@@ -89,7 +108,6 @@ static void test_poll_after_peer_close(int family)
 static void test_close_app_error(int family)
 {
 	struct quic_connection_close cc;
-	socklen_t len = sizeof(cc);
 	char buf[16];
 	struct rinfo ri;
 	struct conn c;
@@ -100,9 +118,7 @@ static void test_close_app_error(int family)
 	close(c.sfd);
 	c.sfd = -1;
 	CHECK_ERR(qrecv(c.cfd, buf, sizeof(buf), 0, &ri), ECONNRESET);
-	memset(&cc, 0xff, sizeof(cc));
-	CHECK_OK(getsockopt(c.cfd, SOL_QUIC, QUIC_SOCKOPT_CONNECTION_CLOSE, &cc,
-			    &len));
+	CHECK_OK(get_close_info(c.cfd, &cc));
 	if (cc.errcode != 0x2a)
 		printf("# errcode %#x\n", cc.errcode);
 	CHECK(cc.errcode == 0x2a);
@@ -111,6 +127,36 @@ static void test_close_app_error(int family)
 		printf("# phrase '%s'\n", cc.phrase);
 	CHECK(!strcmp((char *)cc.phrase, "going away"));
 	CHECK_ERR(qsend(c.cfd, "x", 1, -1, 0, 0), EPIPE);
+	conn_close(&c);
+}
+
+/*
+ * The frame type of QUIC_SOCKOPT_CONNECTION_CLOSE goes out with a
+ * CRYPTO_ERROR code (0x100 to 0x1ff: a transport close, RFC 9000 §19.19);
+ * an application close (0x1d) has no frame type, so one set with another
+ * code on an established connection is EINVAL.
+ */
+static void test_close_frame_type(int family)
+{
+	struct quic_connection_close cc;
+	char buf[16];
+	struct rinfo ri;
+	struct conn c;
+
+	if (conn_open(&c, family))
+		return;
+	CHECK_ERR(set_close_frame(c.cfd, 0x2a, 0x08), EINVAL);
+	/* Not a CRYPTO_ERROR, though bit 0x100 is set. */
+	CHECK_ERR(set_close_frame(c.cfd, 0x32a, 0x08), EINVAL);
+	/* CRYPTO_ERROR of unexpected_message, found in a CRYPTO frame. */
+	CHECK_OK(set_close_frame(c.cfd, QUIC_TRANSPORT_ERROR_CRYPTO + 0x0a,
+				 0x06));
+	shutdown(c.cfd, SHUT_RDWR);
+	CHECK_ERR(qrecv(c.sfd, buf, sizeof(buf), 0, &ri), ECONNRESET);
+	CHECK_OK(get_close_info(c.sfd, &cc));
+	if (cc.errcode != 0x10a || cc.frame != 0x06)
+		printf("# errcode %#x frame %#x\n", cc.errcode, cc.frame);
+	CHECK(cc.errcode == 0x10a && cc.frame == 0x06);
 	conn_close(&c);
 }
 
@@ -200,7 +246,6 @@ static void test_shutdown_wr(int family)
 static void test_shutdown_app_error(int family)
 {
 	struct quic_connection_close cc;
-	socklen_t len = sizeof(cc);
 	char buf[16];
 	struct rinfo ri;
 	struct conn c;
@@ -210,8 +255,7 @@ static void test_shutdown_app_error(int family)
 	CHECK_OK(set_close_info(c.cfd, 0x99, "shut"));
 	CHECK_OK(shutdown(c.cfd, SHUT_RDWR));
 	CHECK_ERR(qrecv(c.sfd, buf, sizeof(buf), 0, &ri), ECONNRESET);
-	CHECK_OK(getsockopt(c.sfd, SOL_QUIC, QUIC_SOCKOPT_CONNECTION_CLOSE, &cc,
-			    &len));
+	CHECK_OK(get_close_info(c.sfd, &cc));
 	CHECK(cc.errcode == 0x99);
 	conn_close(&c);
 }
@@ -488,6 +532,8 @@ static const struct conn_test tests[] = {
 	{ "peer close: sendmsg fails with EPIPE", test_send_after_peer_close, 0 },
 	{ "peer close: poll wakes with POLLIN or POLLHUP", test_poll_after_peer_close, 0 },
 	{ "CONNECTION_CLOSE errcode/phrase: ECONNRESET, getsockopt", test_close_app_error, FAM_BOTH },
+	{ "CONNECTION_CLOSE frame type: shutdown() sends it with a CRYPTO_ERROR, EINVAL with an application code",
+	  test_close_frame_type, FAM_BOTH },
 	{ "QUIC_EVENT_CONNECTION_CLOSE, then ECONNRESET", test_close_event, 0 },
 	{ "QUIC_EVENT_CONNECTION_CLOSE errcode 0, then EOF", test_close_event_no_error, 0 },
 	{ "shutdown(SHUT_RDWR): closed, still readable", test_shutdown_readable, FAM_BOTH },

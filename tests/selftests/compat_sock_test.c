@@ -132,6 +132,50 @@ static void test_tp_after_connect(int family)
 	conn_close(&c);
 }
 
+static void tp_stateless_reset(struct quic_transport_param *p)
+{
+	p->stateless_reset = 1;
+}
+
+/* A client after connect() may not send a stateless_reset_token. */
+static int tp_client_stateless_reset(int fd)
+{
+	struct quic_transport_param p = { .stateless_reset = 1 };
+
+	return set_tp(fd, &p) < 0 && errno == EINVAL ? 0 : -1;
+}
+
+/*
+ * stateless_reset set on the listener before listen() is what a server
+ * does anyway: its connections send the token (the client reads 1 in the
+ * server's parameters, the server in its own); a client refuses it after
+ * connect() (EINVAL) and reads 0.
+ */
+static void test_tp_stateless_reset(int family)
+{
+	struct conn_cfg cfg = { .server_tp = tp_stateless_reset,
+				.client_after_connect =
+					tp_client_stateless_reset };
+	struct quic_transport_param p;
+	char buf[8];
+	struct rinfo ri;
+	struct conn c;
+
+	if (conn_open_cfg(&c, family, &cfg))
+		return;
+	CHECK_OK(get_tp(c.cfd, 1, &p));
+	CHECK(p.stateless_reset == 1);
+	CHECK_OK(get_tp(c.sfd, 0, &p));
+	CHECK(p.stateless_reset == 1);
+	CHECK_OK(get_tp(c.cfd, 0, &p));
+	CHECK(p.stateless_reset == 0);
+	CHECK_OK(get_tp(c.sfd, 1, &p));
+	CHECK(p.stateless_reset == 0);
+	CHECK(qsend(c.cfd, "hi", 2, -1, MSG_QUIC_STREAM_FIN, 0) == 2);
+	CHECK(qrecv(c.sfd, buf, sizeof(buf), 0, &ri) == 2);
+	conn_close(&c);
+}
+
 /* remote = 1 on the client: the parameters remembered for 0-RTT. */
 static int tp_remembered(int fd)
 {
@@ -644,6 +688,8 @@ static const struct conn_test tests[] = {
 	  test_tp_after_connect, FAM_BOTH },
 	{ "TRANSPORT_PARAM remote=1: kept until the server's arrive", test_tp_remote,
 	  FAM_BOTH },
+	{ "TRANSPORT_PARAM stateless_reset: a server's token is sent, a client's set is EINVAL",
+	  test_tp_stateless_reset, FAM_BOTH },
 	{ "AF_INET6 socket: sockaddr_in in bind() and connect() is mapped",
 	  test_v4_on_inet6, 0 },
 	{ "SESSION_TICKET: a server's key is made by the kernel and inherited",

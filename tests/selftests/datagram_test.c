@@ -234,6 +234,27 @@ static void test_overflow_drops_oldest(int family)
 	conn_close(&c);
 }
 
+/*
+ * The stream flags and the message flags are ORed together:
+ * MSG_QUIC_DATAGRAM in a QUIC_STREAM_INFO cmsg sends a datagram, as in
+ * the message flags; a bit sendmsg() does not take there is EINVAL.
+ */
+static void test_flag_in_cmsg(int family)
+{
+	uint8_t in[16];
+	int mflags;
+	struct conn c;
+
+	if (conn_open_cfg(&c, family, &cfg_both))
+		return;
+	CHECK(qsend(c.cfd, "dgram", 5, -1, MSG_QUIC_DATAGRAM, 0) == 5);
+	CHECK(drecv(c.sfd, in, sizeof(in), 0, &mflags) == 5);
+	CHECK(!memcmp(in, "dgram", 5));
+	CHECK_ERR(qsend(c.cfd, "x", 1, -1, MSG_QUIC_DATAGRAM | MSG_OOB, 0),
+		  EINVAL);
+	conn_close(&c);
+}
+
 #define MIX_CHUNK	4096
 #define MIX_N		50
 
@@ -342,6 +363,8 @@ static const struct conn_test tests[] = {
 	  0 },
 	{ "receive queue full: the oldest dropped and counted",
 	  test_overflow_drops_oldest, 0 },
+	{ "MSG_QUIC_DATAGRAM in the QUIC_STREAM_INFO cmsg sends a datagram",
+	  test_flag_in_cmsg, 0 },
 	{ "datagrams mixed with stream data", test_mixed_with_stream, 0 },
 	{ "EAGAIN with MSG_DONTWAIT, a blocking send waits",
 	  test_nonblocking, 0 },

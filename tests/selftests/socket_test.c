@@ -493,6 +493,40 @@ static void test_sockopt_values(void)
 	close(fd);
 }
 
+/*
+ * A 0-RTT secret (QUIC_CRYPTO_EARLY) with send above 1 or a reserved field
+ * set is EINVAL, as other levels' are; the rejection (type 0) included,
+ * which took them before.
+ */
+static void test_early_secret_fields(void)
+{
+	struct quic_crypto_secret s = { .send = 1, .level = QUIC_CRYPTO_EARLY,
+					.type = 51 };	/* TLS_CIPHER_AES_GCM_128 */
+	struct sockaddr_storage ss;
+	socklen_t len = make_addr(AF_INET, "127.0.0.1", 4433, &ss);
+	int fd = quic_socket(AF_INET);
+
+	CHECK_OK(connect(fd, (struct sockaddr *)&ss, len));
+	s.send = 2;
+	CHECK_ERR(setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_CRYPTO_SECRET, &s,
+			     sizeof(s)), EINVAL);
+	s.send = 1;
+	CHECK_OK(setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_CRYPTO_SECRET, &s,
+			    sizeof(s)));
+	s.type = 0;		/* withdraw it: the server rejected 0-RTT */
+	s.send = 2;
+	CHECK_ERR(setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_CRYPTO_SECRET, &s,
+			     sizeof(s)), EINVAL);
+	s.send = 1;
+	s.reserved = 1;
+	CHECK_ERR(setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_CRYPTO_SECRET, &s,
+			     sizeof(s)), EINVAL);
+	s.reserved = 0;
+	CHECK_OK(setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_CRYPTO_SECRET, &s,
+			    sizeof(s)));
+	close(fd);
+}
+
 static void test_poll_unconnected(void)
 {
 	struct pollfd pfd = { .events = POLLIN | POLLOUT };
@@ -540,6 +574,7 @@ static const struct tap_test tests[] = {
 	{ "calls needing a connection are ENOTCONN/EINVAL", test_unconnected_calls },
 	{ "connect() binds and never blocks; listen(), accept(), EISCONN/EINVAL", test_connect_semantics },
 	{ "socket option values are checked and read back", test_sockopt_values },
+	{ "0-RTT secret: send above 1 or reserved set is EINVAL", test_early_secret_fields },
 	{ "poll() on an unconnected socket reports POLLHUP only", test_poll_unconnected },
 	{ "1024 sockets bound and closed", test_many_sockets },
 };

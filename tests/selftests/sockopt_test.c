@@ -236,6 +236,30 @@ static void test_config_refused(void)
 	close(fd);
 }
 
+/*
+ * validate_peer_address is a listener's (a Retry to new clients): taken on
+ * a socket not connected yet, which then cannot connect() (EINVAL); a
+ * client after connect() refuses it (EISCONN, as a setting fixed when the
+ * connection started).
+ */
+static void test_config_validate_client(void)
+{
+	struct quic_config c = { .validate_peer_address = 1 };
+	struct sockaddr_storage ss;
+	int peer = udp_peer(AF_INET), fd = qsock(AF_INET);
+	socklen_t len = loopback_addr(AF_INET, port_of(peer), &ss);
+
+	CHECK(peer >= 0);
+	CHECK_OK(set_config(fd, &c));
+	CHECK_ERR(connect(fd, (struct sockaddr *)&ss, len), EINVAL);
+	close(fd);
+	fd = qsock(AF_INET);
+	CHECK_OK(connect(fd, (struct sockaddr *)&ss, len));
+	CHECK_ERR(set_config(fd, &c), EISCONN);
+	close(fd);
+	close(peer);
+}
+
 /* payload_cipher_type: the kernel takes no secret of another cipher. */
 static void test_config_cipher(void)
 {
@@ -300,10 +324,6 @@ static void test_tp_refused(void)
 	memset(&p, 0, sizeof(p));
 	p.max_datagram_frame_size = 1200;
 	CHECK_OK(set_tp(fd, &p));
-	/* Servers always send their token (conn_id.c): accepted, no change. */
-	memset(&p, 0, sizeof(p));
-	p.stateless_reset = 1;
-	CHECK_OK(set_tp(fd, &p));
 	memset(&p, 0, sizeof(p));
 	p.disable_1rtt_encryption = 1;
 	CHECK_ERR(set_tp(fd, &p), EOPNOTSUPP);
@@ -342,6 +362,54 @@ static void test_tp_refused(void)
 	      got.disable_compatible_version == 1 &&
 	      got.max_datagram_frame_size == 1200 && got.grease_quic_bit == 1);
 	close(fd);
+}
+
+/*
+ * stateless_reset asks for the stateless_reset_token parameter: a server
+ * always sends it (a listener's port has connection IDs), a client must
+ * not (RFC 9000 §18.2).  A listener reads 1; a socket not connected yet
+ * keeps the request and reads 1, and then cannot connect() (EINVAL); a
+ * client after connect() refuses it (EINVAL) and takes the rest.
+ */
+static void test_tp_stateless_reset(void)
+{
+	struct quic_transport_param p = { .stateless_reset = 1 }, got;
+	struct sockaddr_storage ss;
+	socklen_t len = loopback_addr(AF_INET, 0, &ss);
+	int lfd = qsock(AF_INET), fd = qsock(AF_INET);
+	int peer = udp_peer(AF_INET);
+
+	CHECK(peer >= 0);
+	CHECK_OK(bind(lfd, (struct sockaddr *)&ss, len));
+	CHECK_OK(listen(lfd, 1));
+	memset(&got, 0, sizeof(got));
+	CHECK_OK(get_tp(lfd, &got));
+	CHECK(got.stateless_reset == 1);
+	CHECK_OK(set_tp(lfd, &p));
+	close(lfd);
+
+	memset(&got, 0, sizeof(got));
+	CHECK_OK(get_tp(fd, &got));
+	CHECK(got.stateless_reset == 0);
+	CHECK_OK(set_tp(fd, &p));
+	memset(&got, 0, sizeof(got));
+	CHECK_OK(get_tp(fd, &got));
+	CHECK(got.stateless_reset == 1);
+	len = loopback_addr(AF_INET, port_of(peer), &ss);
+	CHECK_ERR(connect(fd, (struct sockaddr *)&ss, len), EINVAL);
+	close(fd);
+
+	fd = qsock(AF_INET);
+	CHECK_OK(connect(fd, (struct sockaddr *)&ss, len));
+	CHECK_ERR(set_tp(fd, &p), EINVAL);
+	memset(&p, 0, sizeof(p));
+	p.max_data = 123456;
+	CHECK_OK(set_tp(fd, &p));
+	memset(&got, 0, sizeof(got));
+	CHECK_OK(get_tp(fd, &got));
+	CHECK(got.stateless_reset == 0 && got.max_data == 123456);
+	close(fd);
+	close(peer);
 }
 
 /* A zero field keeps the current value (the draft's rule). */
@@ -879,13 +947,17 @@ static const struct tap_test tests[] = {
 	  test_config_congestion_control },
 	{ "config: bad values EINVAL, nothing of them kept, the rest read back",
 	  test_config_refused },
+	{ "config: validate_peer_address: connect() EINVAL after it, EISCONN on a client",
+	  test_config_validate_client },
 	{ "config: payload_cipher_type refuses secrets of another cipher", test_config_cipher },
 	{ "config: initial_smoothed_rtt seeds the RTT and the Initial's PTO (IPv4)",
 	  test_config_initial_rtt_v4 },
 	{ "config: initial_smoothed_rtt seeds the RTT and the Initial's PTO (IPv6)",
 	  test_config_initial_rtt_v6 },
-	{ "transport param: datagrams and stateless_reset taken, no 1-RTT encryption: EOPNOTSUPP (the peer's remembered ones: kept)",
+	{ "transport param: datagrams taken, no 1-RTT encryption: EOPNOTSUPP (the peer's remembered ones: kept)",
 	  test_tp_refused },
+	{ "transport param: stateless_reset on a server, EINVAL on a client (set after connect(), or connect())",
+	  test_tp_stateless_reset },
 	{ "transport param: a zero field keeps the current value", test_tp_zero_keeps },
 	{ "transport param: grease_quic_bit and version_information in the extension", test_tp_grease },
 	{ "events: every type can be turned on and off, NONE and MAX are EINVAL", test_events },

@@ -14,7 +14,9 @@
 #include "../hostile/procfs.h"
 
 #include <linux/sock_diag.h>
+#include <netinet/ip.h>
 #include <sys/epoll.h>
+#include <sys/sendfile.h>
 
 /*
  * After the handshake, recvmsg() has stream data and events only: the
@@ -372,6 +374,131 @@ static void test_send_without_cmsg(int family)
 		CHECK(sb[0].len == 6 && !memcmp(sb[0].data, "abcdef", 6));
 		CHECK(sb[1].len == 3 && !memcmp(sb[1].data, "xyz", 3));
 	}
+	conn_close(&c);
+}
+
+/*
+ * QUIC_SOCKOPT_STREAM_OPEN takes MSG_QUIC_STREAM_UNI and _DONTWAIT, as
+ * QUIC_SOCKOPT_STREAM_PEELOFF does: other bits, and UNI with the id of a
+ * bidirectional stream, are EINVAL and open nothing.
+ */
+static void test_stream_open_flags(int family)
+{
+	struct conn c;
+
+	if (conn_open(&c, family))
+		return;
+	CHECK(stream_open(c.cfd, -1, MSG_QUIC_STREAM_FIN) == -1000 - EINVAL);
+	CHECK(stream_open(c.cfd, -1, MSG_QUIC_STREAM_NEW) == -1000 - EINVAL);
+	CHECK(stream_open(c.cfd, -1, MSG_QUIC_STREAM_UNI | 0x80000000u) ==
+	      -1000 - EINVAL);
+	CHECK(stream_open(c.cfd, C_BIDI(0), MSG_QUIC_STREAM_UNI) ==
+	      -1000 - EINVAL);
+	/* None of those opened a stream. */
+	CHECK(stream_open(c.cfd, -1, MSG_QUIC_STREAM_DONTWAIT) == C_BIDI(0));
+	CHECK(stream_open(c.cfd, -1, MSG_QUIC_STREAM_UNI |
+			  MSG_QUIC_STREAM_DONTWAIT) == C_UNI(0));
+	CHECK(stream_open(c.cfd, C_UNI(1), MSG_QUIC_STREAM_UNI) == C_UNI(1));
+	CHECK(stream_open(c.cfd, C_BIDI(1), MSG_QUIC_STREAM_DONTWAIT) ==
+	      C_BIDI(1));
+	conn_close(&c);
+}
+
+/* sendmsg() with one cmsg of @level/@type carrying an int. */
+static ssize_t send_level(int fd, int level, int type)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} cbuf;
+	struct iovec iov = { "L", 1 };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf.buf, .msg_controllen = sizeof(cbuf.buf),
+	};
+	struct cmsghdr *cmsg;
+	int v = 0;
+
+	memset(&cbuf, 0, sizeof(cbuf));
+	cmsg = CMSG_FIRSTHDR(&mh);
+	cmsg->cmsg_level = level;
+	cmsg->cmsg_type = type;
+	cmsg->cmsg_len = CMSG_LEN(sizeof(v));
+	memcpy(CMSG_DATA(cmsg), &v, sizeof(v));
+	return sendmsg(fd, &mh, 0);
+}
+
+/*
+ * The sendmsg() flags programs and the kernel pass are taken: MSG_MORE,
+ * MSG_NOSIGNAL, MSG_DONTWAIT, MSG_WAITALL, sendmmsg()'s MSG_BATCH, and
+ * sendfile()'s and splice()'s MSG_SPLICE_PAGES.  Flags the socket does not implement
+ * (MSG_OOB, MSG_EOR, MSG_ZEROCOPY, MSG_DONTROUTE) are EOPNOTSUPP, a cmsg
+ * of another level, or unknown stream_flags, EINVAL: none sends a byte.
+ */
+static void test_send_flags(int family)
+{
+	struct sbuf sb[1] = { { .sid = C_BIDI(0) } };
+	char tmpl[] = "/tmp/quic_stream_test.XXXXXX";
+	struct iovec iov[2] = { { "cd", 2 }, { "ef", 2 } };
+	struct mmsghdr mm[2];
+	int ffd, pfd[2];
+	struct conn c;
+
+	if (conn_open(&c, family))
+		return;
+	CHECK_ERR(send(c.cfd, "o", 1, MSG_OOB), EOPNOTSUPP);
+	CHECK_ERR(send(c.cfd, "e", 1, MSG_EOR), EOPNOTSUPP);
+	CHECK_ERR(send(c.cfd, "z", 1, MSG_ZEROCOPY), EOPNOTSUPP);
+	CHECK_ERR(send(c.cfd, "r", 1, MSG_DONTROUTE), EOPNOTSUPP);
+	CHECK_ERR(qsend(c.cfd, "s", 1, -1, MSG_OOB, 0), EINVAL);
+	CHECK_ERR(send_level(c.cfd, SOL_IP, IP_TOS), EINVAL);
+	CHECK_ERR(send_level(c.cfd, SOL_SOCKET, SO_MARK), EINVAL);
+
+	CHECK(send(c.cfd, "ab", 2, MSG_MORE | MSG_NOSIGNAL | MSG_DONTWAIT) ==
+	      2);					/* opens 0 */
+	memset(mm, 0, sizeof(mm));
+	mm[0].msg_hdr.msg_iov = &iov[0];
+	mm[0].msg_hdr.msg_iovlen = 1;
+	mm[1].msg_hdr.msg_iov = &iov[1];
+	mm[1].msg_hdr.msg_iovlen = 1;
+	CHECK(sendmmsg(c.cfd, mm, 2, 0) == 2);
+	ffd = mkstemp(tmpl);
+	CHECK(ffd >= 0);
+	if (ffd >= 0) {
+		unlink(tmpl);
+		CHECK(write(ffd, "ghij", 4) == 4);
+		CHECK(sendfile(c.cfd, ffd, &(off_t){ 0 }, 4) == 4);
+		close(ffd);
+	}
+	CHECK_OK(pipe(pfd));
+	CHECK(write(pfd[1], "kl", 2) == 2);
+	CHECK(splice(pfd[0], NULL, c.cfd, NULL, 2, 0) == 2);
+	close(pfd[0]);
+	close(pfd[1]);
+	CHECK(send(c.cfd, "mn", 2, MSG_WAITALL) == 2);
+	CHECK(qsend(c.cfd, NULL, 0, C_BIDI(0), MSG_QUIC_STREAM_FIN, 0) == 0);
+	if (!recv_streams(c.sfd, sb, 1)) {
+		if (sb[0].len != 14)
+			printf("# stream 0: %zu bytes\n", sb[0].len);
+		CHECK(sb[0].len == 14 &&
+		      !memcmp(sb[0].data, "abcdefghijklmn", 14));
+	}
+	conn_close(&c);
+}
+
+/* recvmsg() takes MSG_CMSG_CLOEXEC, which the socket layer may pass. */
+static void test_recv_cmsg_cloexec(int family)
+{
+	char buf[16];
+	struct rinfo ri;
+	struct conn c;
+
+	if (conn_open(&c, family))
+		return;
+	CHECK(qsend(c.cfd, "hi", 2, -1, MSG_QUIC_STREAM_FIN, 0) == 2);
+	CHECK(qrecv(c.sfd, buf, sizeof(buf), MSG_CMSG_CLOEXEC, &ri) == 2);
+	CHECK(!memcmp(buf, "hi", 2) && ri.sid == C_BIDI(0) &&
+	      (ri.msg_flags & MSG_QUIC_STREAM_FIN));
 	conn_close(&c);
 }
 
@@ -959,6 +1086,11 @@ static const struct conn_test tests[] = {
 	{ "zero-length FIN reads as 0 bytes with FIN", test_zero_length_fin, 0 },
 	{ "zero-length FIN on a new stream", test_zero_length_fin_new_stream, 0 },
 	{ "sendmsg without cmsg uses the last stream", test_send_without_cmsg, 0 },
+	{ "QUIC_SOCKOPT_STREAM_OPEN: stream_flags other than UNI/DONTWAIT are EINVAL",
+	  test_stream_open_flags, 0 },
+	{ "sendmsg flags: MSG_MORE, sendmmsg, sendfile, splice taken; MSG_OOB EOPNOTSUPP, other cmsg levels EINVAL",
+	  test_send_flags, FAM_BOTH },
+	{ "recvmsg takes MSG_CMSG_CLOEXEC", test_recv_cmsg_cloexec, 0 },
 	{ "4 streams interleaved, byte pattern intact", test_bulk_interleaved, FAM_BOTH },
 	{ "both ends send 2 streams at once", test_bulk_both_ways, 0 },
 	{ "MSG_PEEK does not consume", test_peek, 0 },

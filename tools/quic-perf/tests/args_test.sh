@@ -38,6 +38,17 @@ refused "--cert without --key" -s --cert x.pem
 refused "a negative -i" -c 127.0.0.1 -i -1
 refused "-n 1X" -c 127.0.0.1 -n 1X
 refused "a stray argument" -c 127.0.0.1 extra
+# an option of the other side would do nothing
+for a in "-t 1" "-n 1M" "-l 1K" "-P 2" "--stream-size 1M" -R --rr --handshakes \
+	 "--idle 2" -J "-i 0" --insecure "--ca x.pem"; do
+	refused "client option $a on the server" -s $a
+done
+for a in "-B 127.0.0.1" "--cert x.pem --key x.key" -1; do
+	refused "server option $a on a client" -c 127.0.0.1 $a
+done
+# what both ends take: not a usage error (the server may even start)
+timeout 2 ./quic-perf -s --nodelay --psk /nonexistent -p 1 >/dev/null 2>&1
+[ $? != 2 ]; ok $? "--nodelay and --psk are taken by the server"
 
 echo "1..$n"
 echo "# quic-perf args: $((n - failed)) passed, $failed failed"
