@@ -640,13 +640,8 @@ int quic_sock_sendmsg(struct sock *sk, struct msghdr *msg, size_t len)
 	err = quic_parse_cmsgs(msg, &level, &sinfo, &has_sinfo);
 	if (err)
 		return err;
-	/* No QUIC_STREAM_INFO: the stream of the last send, or a new one. */
-	if (!has_sinfo) {
-		sinfo.stream_id = -1;
-		sinfo.stream_flags = 0;
-	}
 	/* The stream flags and the message flags, ORed together. */
-	flags = msg->msg_flags | sinfo.stream_flags;
+	flags = msg->msg_flags | (has_sinfo ? sinfo.stream_flags : 0);
 
 	lock_sock(sk);
 	err = sock_error(sk);
@@ -675,6 +670,7 @@ int quic_sock_sendmsg(struct sock *sk, struct msghdr *msg, size_t len)
 	err = -EPIPE;
 	if (sk->sk_shutdown & SEND_SHUTDOWN)
 		goto out;
+	/* No QUIC_STREAM_INFO: the stream of the last send, or a new one. */
 	if (!has_sinfo)
 		sinfo.stream_id = quic_sk(sk)->streams.last_send_id;
 	err = quic_stream_sendmsg(sk, msg, len, sinfo.stream_id, flags);

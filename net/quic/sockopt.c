@@ -369,8 +369,7 @@ static int quic_get_stream_open(struct sock *sk, sockptr_t optval,
 		return -EINVAL;
 	if (copy_from_sockptr(&si, optval, sizeof(si)))
 		return -EFAULT;
-	if ((si.stream_flags &
-	     ~(MSG_QUIC_STREAM_UNI | MSG_QUIC_STREAM_DONTWAIT)) ||
+	if ((si.stream_flags & ~QUIC_STREAM_OPEN_FLAGS) ||
 	    ((si.stream_flags & MSG_QUIC_STREAM_UNI) && si.stream_id >= 0 &&
 	     !(si.stream_id & QUIC_STREAM_TYPE_UNI_MASK)))
 		return -EINVAL;

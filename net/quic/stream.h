@@ -188,6 +188,13 @@ void quic_stream_event(struct sock *sk, u64 id, u8 state, u32 errcode,
 		       u64 final_size);
 
 /* stream_send.c: the send side */
+
+/*
+ * The stream_flags a stream opened without sending takes (STREAM_OPEN,
+ * STREAM_PEELOFF): the type of the next stream, and no wait for MAX_STREAMS.
+ */
+#define QUIC_STREAM_OPEN_FLAGS	(MSG_QUIC_STREAM_UNI | MSG_QUIC_STREAM_DONTWAIT)
+
 int quic_stream_open_user(struct sock *sk, s64 id, u32 flags, bool nonblock,
 			  s64 *opened);
 int quic_stream_sendmsg(struct sock *sk, struct msghdr *msg, size_t len,

@@ -230,10 +230,9 @@ static int quic_stream_peeloff_check(struct sock *sk,
 				     struct quic_stream_peeloff *p)
 {
 	struct socket *sock = sk->sk_socket;
-	u32 sflags = MSG_QUIC_STREAM_UNI | MSG_QUIC_STREAM_DONTWAIT;
 
 	if (p->reserved || (p->flags & ~(O_CLOEXEC | O_NONBLOCK)) ||
-	    p->stream_id < -1 || (p->stream_flags & ~sflags) ||
+	    p->stream_id < -1 || (p->stream_flags & ~QUIC_STREAM_OPEN_FLAGS) ||
 	    (p->stream_id >= 0 && p->stream_flags))
 		return -EINVAL;
 	if (!sock || !sock->file)
