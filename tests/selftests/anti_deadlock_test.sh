@@ -80,9 +80,9 @@ dropped_both_ways() {
 # The blackout lasts BLACKOUT seconds from the first drop each way.
 # (bounded in time, not in rounds: on the debug kernel a round of nft
 # takes seconds)
-end=$(( $(date +%s) + 10 * SLOW ))
-while [ "$(date +%s)" -lt $end ] && ! dropped_both_ways; do
-	sleep 0.1
+end=$((EPOCHSECONDS + 10 * SLOW))
+while [ "$EPOCHSECONDS" -lt $end ] && ! dropped_both_ways; do
+	io_sleep 0.1
 done
 sleep "$BLACKOUT"
 dropped_both_ways

@@ -77,15 +77,15 @@ dropping() {
 }
 # Each wait is bounded in time, not in rounds: on the debug kernel a
 # round (nft, io_quic_stat) takes seconds.
-end=$(( $(date +%s) + 30 * SLOW ))
-while [ "$(date +%s)" -lt $end ] && ! dropping; do
-	sleep 0.1
+end=$((EPOCHSECONDS + 30 * SLOW))
+while [ "$EPOCHSECONDS" -lt $end ] && ! dropping; do
+	io_sleep 0.1
 done
 pto0=$(io_quic_stat pto_expired)
-end=$(( $(date +%s) + 30 * SLOW ))
-while [ "$(date +%s)" -lt $end ] &&
+end=$((EPOCHSECONDS + 30 * SLOW))
+while [ "$EPOCHSECONDS" -lt $end ] &&
       [ $(( $(io_quic_stat pto_expired) - pto0 )) -lt $PTOS ]; do
-	sleep 0.1
+	io_sleep 0.1
 done
 ptos=$(( $(io_quic_stat pto_expired) - pto0 ))
 retx=$(( $(io_quic_stat stream_frames_retransmitted) - retx0 ))
